@@ -1,0 +1,129 @@
+/* sbf_build.c -- building one target's filter from its sequence with a pool of threads. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sbf_build.h"
+#include "sbf_error.h"
+
+void sbf_seqbuf_init(sbf_seqbuf_t *b) { memset(b, 0, sizeof *b); }
+
+void sbf_seqbuf_free(sbf_seqbuf_t *b)
+{
+    free(b->codes);
+    memset(b, 0, sizeof *b);
+}
+
+static int seqbuf_reserve(sbf_seqbuf_t *b, uint64_t extra)
+{
+    if (b->len + extra <= b->cap)
+        return SBFI_OK;
+    uint64_t cap = b->cap ? b->cap : 1u << 20;
+    while (cap < b->len + extra)
+        cap += cap / 2;
+    uint8_t *grown = realloc(b->codes, cap);
+    if (!grown)
+        return sbf_error(SBFI_E_NOMEM, "out of memory holding %llu bases of reference sequence",
+                         (unsigned long long)(b->len + extra));
+    b->codes = grown;
+    b->cap = cap;
+    return SBFI_OK;
+}
+
+int sbf_seqbuf_append(sbf_seqbuf_t *b, const uint8_t code[256], const uint8_t *seq, uint64_t len, int k)
+{
+    int rc = seqbuf_reserve(b, len + 1);
+    if (rc)
+        return rc;
+    if (b->len) {
+        b->codes[b->len++] = 4;
+        b->run = 0;
+    }
+    uint8_t *out = b->codes + b->len;
+    unsigned run = b->run;
+    uint64_t kmers = 0;
+    for (uint64_t i = 0; i < len; ++i) {
+        uint8_t c = code[seq[i]];
+        out[i] = c;
+        run = c < 4 ? run + 1 : 0;
+        kmers += run >= (unsigned)k;
+        if (run > (unsigned)k)   /* keep it bounded: only run >= k matters */
+            run = (unsigned)k;
+    }
+    b->run = run;
+    b->len += len;
+    b->bases += len;
+    b->kmers += kmers;
+    return SBFI_OK;
+}
+
+/* Chunks of k-mer start positions handed out to threads; big enough that the k-1 bases each
+ * chunk rescans are noise, small enough to balance two threads on a bacterial genome. */
+#define CHUNK_KMERS (1u << 18)
+
+typedef struct {
+    const sbf_index_t *idx;
+    sbf_target_t *t;
+    const uint8_t *codes;
+    uint64_t len;
+    uint64_t n_chunks;
+    uint64_t next;   /* next chunk, taken atomically */
+    int atomic;
+    int status;
+} build_job_t;
+
+static void *build_worker(void *arg)
+{
+    build_job_t *job = arg;
+    sbf_scan_t *sc = malloc(sizeof *sc);
+    if (!sc) {
+        __atomic_store_n(&job->status, SBFI_E_NOMEM, __ATOMIC_RELAXED);
+        return NULL;
+    }
+    const uint64_t k = (uint64_t)job->idx->params.k;
+    for (;;) {
+        uint64_t c = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED);
+        if (c >= job->n_chunks)
+            break;
+        uint64_t start = c * CHUNK_KMERS;
+        uint64_t end = start + CHUNK_KMERS + k - 1;
+        if (end > job->len)
+            end = job->len;
+        sbf_insert_seq(job->idx, job->t, sc, sbf_nt4_identity, job->codes + start, end - start, job->atomic);
+    }
+    free(sc);
+    return NULL;
+}
+
+int sbf_build_target(const sbf_index_t *idx, sbf_target_t *t, const uint8_t *codes, uint64_t len,
+                     int threads)
+{
+    const uint64_t k = (uint64_t)idx->params.k;
+    build_job_t job = {idx, t, codes, len, 0, 0, threads > 1, SBFI_OK};
+    if (len >= k)
+        job.n_chunks = (len - k + 1 + CHUNK_KMERS - 1) / CHUNK_KMERS;
+    if (threads < 1)
+        threads = 1;
+    if ((uint64_t)threads > job.n_chunks)
+        threads = job.n_chunks ? (int)job.n_chunks : 1;
+    job.atomic = threads > 1;
+
+    pthread_t *tid = calloc((size_t)threads, sizeof *tid);
+    if (!tid)
+        return sbf_error(SBFI_E_NOMEM, "out of memory starting build threads");
+    int started = 0, rc = SBFI_OK;
+    for (; started < threads - 1; ++started)
+        if (pthread_create(&tid[started], NULL, build_worker, &job) != 0) {
+            rc = sbf_error(SBFI_E_THREAD, "could not start a build thread");
+            break;
+        }
+    build_worker(&job);   /* the calling thread works too; with a failed start, it does all */
+    for (int i = 0; i < started; ++i)
+        pthread_join(tid[i], NULL);
+    free(tid);
+    if (job.status != SBFI_OK)
+        return sbf_error(job.status, "out of memory in a build thread");
+    (void)rc;   /* fewer threads than asked still build the whole filter */
+    sbf_target_stats(idx, t);
+    return SBFI_OK;
+}

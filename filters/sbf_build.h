@@ -1,0 +1,30 @@
+/* sbf_build.h -- multi-threaded insertion of a target's sequence into its filter. */
+#ifndef SBF_BUILD_H
+#define SBF_BUILD_H
+
+#include <stdint.h>
+
+#include "sbf_index.h"
+
+/* Growable buffer of 2-bit codes (0..3, 4 = not a base). Records are separated by one code 4
+ * so that no k-mer spans two records. */
+typedef struct {
+    uint8_t *codes;
+    uint64_t len, cap;
+    uint64_t bases;   /* bases appended, N included, separators excluded */
+    uint64_t kmers;   /* valid k-mer positions */
+    unsigned run;     /* valid bases at the end of the buffer, for counting k-mers */
+} sbf_seqbuf_t;
+
+void sbf_seqbuf_init(sbf_seqbuf_t *b);
+void sbf_seqbuf_free(sbf_seqbuf_t *b);
+/* Append one record (bytes mapped through `code`); k counts the valid k-mers. */
+int sbf_seqbuf_append(sbf_seqbuf_t *b, const uint8_t code[256], const uint8_t *seq, uint64_t len, int k);
+
+/* Insert every valid k-mer of codes[0..len) into target t with `threads` threads (>= 1).
+ * The result does not depend on the thread count: bits are only ever ORed. Then computes the
+ * target's fill and predicted false-positive rate. */
+int sbf_build_target(const sbf_index_t *idx, sbf_target_t *t, const uint8_t *codes, uint64_t len,
+                     int threads);
+
+#endif

@@ -1,0 +1,389 @@
+/* sbf_format.c -- writing and loading .sbf files. The loader trusts nothing in the file: every
+ * length is checked against what remains before it is used, and the arithmetic on sizes is
+ * done so that it cannot overflow. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sbf_checksum.h"
+#include "sbf_error.h"
+#include "sbf_format.h"
+
+/* Header fields, by byte offset (little-endian). */
+enum {
+    H_MAGIC = 0, H_VERSION = 8, H_BYTE_ORDER = 12, H_HEADER_BYTES = 16, H_K = 20, H_M = 24, H_S = 28,
+    H_HASHES = 32, H_SHARD_BITS = 36, H_N_TARGETS = 40, H_BITS_PER_KMER = 48, H_META_OFFSET = 56,
+    H_META_BYTES = 64, H_META_CHECKSUM = 72, H_DATA_OFFSET = 80, H_FILE_BYTES = 88,
+    H_CHECKSUM = 120
+};
+#define BYTE_ORDER_MARK 0x01020304u
+#define MAX_TARGETS 65535u
+#define MAX_NAME 4096u
+
+static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
+static uint32_t get32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static uint64_t get64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+static uint64_t align_up(uint64_t x) { return (x + SBF_ALIGN - 1) & ~(uint64_t)(SBF_ALIGN - 1); }
+
+/* ---- metadata serialisation ---- */
+
+typedef struct {
+    uint8_t *buf;
+    size_t len, cap;
+    int failed;
+} wbuf_t;
+
+static void wb_put(wbuf_t *w, const void *data, size_t n)
+{
+    if (w->failed)
+        return;
+    if (w->len + n > w->cap) {
+        size_t cap = w->cap ? w->cap * 2 : 4096;
+        while (cap < w->len + n)
+            cap *= 2;
+        uint8_t *grown = realloc(w->buf, cap);
+        if (!grown) {
+            w->failed = 1;
+            return;
+        }
+        w->buf = grown;
+        w->cap = cap;
+    }
+    memcpy(w->buf + w->len, data, n);
+    w->len += n;
+}
+
+static void wb_u32(wbuf_t *w, uint32_t v) { wb_put(w, &v, 4); }
+static void wb_u64(wbuf_t *w, uint64_t v) { wb_put(w, &v, 8); }
+static void wb_f64(wbuf_t *w, double v) { wb_put(w, &v, 8); }
+static void wb_str(wbuf_t *w, const char *s)
+{
+    uint32_t n = (uint32_t)strlen(s);
+    wb_u32(w, n);
+    wb_put(w, s, n);
+}
+
+typedef struct {
+    const uint8_t *p, *end;
+    int failed;
+} rbuf_t;
+
+static const uint8_t *rb_take(rbuf_t *r, size_t n)
+{
+    if (r->failed || (size_t)(r->end - r->p) < n) {
+        r->failed = 1;
+        return NULL;
+    }
+    const uint8_t *at = r->p;
+    r->p += n;
+    return at;
+}
+
+static uint32_t rb_u32(rbuf_t *r) { const uint8_t *p = rb_take(r, 4); return p ? get32(p) : 0; }
+static uint64_t rb_u64(rbuf_t *r) { const uint8_t *p = rb_take(r, 8); return p ? get64(p) : 0; }
+static double rb_f64(rbuf_t *r)
+{
+    double v = 0;
+    const uint8_t *p = rb_take(r, 8);
+    if (p)
+        memcpy(&v, p, 8);
+    return v;
+}
+
+/* A length-prefixed string, copied; NULL (and r->failed) if it does not fit or is too long. */
+static char *rb_str(rbuf_t *r)
+{
+    uint32_t n = rb_u32(r);
+    if (n > MAX_NAME) {
+        r->failed = 1;
+        return NULL;
+    }
+    const uint8_t *p = rb_take(r, n);
+    if (!p)
+        return NULL;
+    char *s = malloc((size_t)n + 1);
+    if (!s) {
+        r->failed = 1;
+        return NULL;
+    }
+    memcpy(s, p, n);
+    s[n] = '\0';
+    return s;
+}
+
+/* ---- writing ---- */
+
+static int write_all(int fd, const void *data, size_t n, const char *path)
+{
+    const uint8_t *p = data;
+    while (n) {
+        ssize_t w = write(fd, p, n > (1u << 30) ? (1u << 30) : n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return sbf_error_errno(SBFI_E_IO, errno, "%s: write failed", path);
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return SBFI_OK;
+}
+
+static int build_metadata(sbf_index_t *idx, uint64_t data_offset, wbuf_t *w, uint64_t *file_bytes)
+{
+    uint64_t off = data_offset;
+    for (int r = 0; r < idx->n_targets; ++r) {
+        sbf_target_t *t = &idx->targets[r];
+        uint64_t bytes = sbf_target_bytes(idx, t);
+        t->checksum = sbf_xxh64(t->bits, bytes, 0);
+        wb_str(w, t->name);
+        wb_u32(w, (uint32_t)t->n_sources);
+        for (int i = 0; i < t->n_sources; ++i)
+            wb_str(w, t->sources[i]);
+        wb_u64(w, t->bases);
+        wb_u64(w, t->kmers);
+        wb_u64(w, t->n_shards);
+        wb_f64(w, t->fill);
+        wb_f64(w, t->predicted_fpr);
+        wb_u64(w, off);
+        wb_u64(w, bytes);
+        wb_u64(w, t->checksum);
+        off = align_up(off + bytes);
+    }
+    *file_bytes = off;
+    return w->failed ? sbf_error(SBFI_E_NOMEM, "out of memory writing index metadata") : SBFI_OK;
+}
+
+int sbf_index_write(sbf_index_t *idx, const char *path)
+{
+    static const uint8_t zeros[SBF_ALIGN];
+    if (idx->n_targets < 1 || (unsigned)idx->n_targets > MAX_TARGETS)
+        return sbf_error(SBFI_E_PARAM, "%s: an index holds 1 to %u targets, not %d", path, MAX_TARGETS,
+                         idx->n_targets);
+    for (int r = 0; r < idx->n_targets; ++r)
+        if (strlen(idx->targets[r].name) > MAX_NAME)
+            return sbf_error(SBFI_E_PARAM, "%s: target name longer than %u bytes", path, MAX_NAME);
+
+    /* The metadata's size does not depend on the offsets it records: size it once, then fill. */
+    wbuf_t meta = {0};
+    uint64_t file_bytes = 0;
+    int rc = build_metadata(idx, 0, &meta, &file_bytes);
+    uint64_t data_offset = align_up(SBF_HEADER_BYTES + meta.len);
+    meta.len = 0;
+    if (rc == SBFI_OK)
+        rc = build_metadata(idx, data_offset, &meta, &file_bytes);
+    if (rc != SBFI_OK) {
+        free(meta.buf);
+        return rc;
+    }
+
+    uint8_t header[SBF_HEADER_BYTES];
+    memset(header, 0, sizeof header);
+    memcpy(header + H_MAGIC, SBF_MAGIC, 8);
+    put32(header + H_VERSION, SBF_FORMAT_VERSION);
+    put32(header + H_BYTE_ORDER, BYTE_ORDER_MARK);
+    put32(header + H_HEADER_BYTES, SBF_HEADER_BYTES);
+    put32(header + H_K, (uint32_t)idx->params.k);
+    put32(header + H_M, (uint32_t)idx->params.m);
+    put32(header + H_S, (uint32_t)idx->params.s);
+    put32(header + H_HASHES, (uint32_t)idx->params.hashes);
+    put32(header + H_SHARD_BITS, (uint32_t)idx->params.shard_bits);
+    put32(header + H_N_TARGETS, (uint32_t)idx->n_targets);
+    memcpy(header + H_BITS_PER_KMER, &idx->bits_per_kmer, 8);
+    put64(header + H_META_OFFSET, SBF_HEADER_BYTES);
+    put64(header + H_META_BYTES, meta.len);
+    put64(header + H_META_CHECKSUM, sbf_xxh64(meta.buf, meta.len, 0));
+    put64(header + H_DATA_OFFSET, data_offset);
+    put64(header + H_FILE_BYTES, file_bytes);
+    put64(header + H_CHECKSUM, sbf_xxh64(header, H_CHECKSUM, 0));
+
+    size_t plen = strlen(path);
+    char *tmp = malloc(plen + 16);
+    if (!tmp) {
+        free(meta.buf);
+        return sbf_error(SBFI_E_NOMEM, "out of memory");
+    }
+    snprintf(tmp, plen + 16, "%s.tmp.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        rc = sbf_error_errno(SBFI_E_IO, errno, "%s: cannot create a temporary file", path);
+        free(tmp);
+        free(meta.buf);
+        return rc;
+    }
+    /* mkstemp makes the file 0600: give it the mode a plain create would have had. */
+    mode_t mask = umask(0);
+    umask(mask);
+    rc = fchmod(fd, 0666 & ~mask) ? sbf_error_errno(SBFI_E_IO, errno, "%s: chmod failed", tmp) : SBFI_OK;
+
+    uint64_t at = 0;
+    if (rc == SBFI_OK)
+        rc = write_all(fd, header, sizeof header, path);
+    if (rc == SBFI_OK)
+        rc = write_all(fd, meta.buf, meta.len, path);
+    at = SBF_HEADER_BYTES + meta.len;
+    for (int r = 0; rc == SBFI_OK && r < idx->n_targets; ++r) {
+        uint64_t pad = align_up(at) - at;
+        rc = write_all(fd, zeros, pad, path);
+        at += pad;
+        uint64_t bytes = sbf_target_bytes(idx, &idx->targets[r]);
+        if (rc == SBFI_OK)
+            rc = write_all(fd, idx->targets[r].bits, bytes, path);
+        at += bytes;
+    }
+    if (rc == SBFI_OK && align_up(at) != at)
+        rc = write_all(fd, zeros, align_up(at) - at, path);
+    if (rc == SBFI_OK && fsync(fd) != 0)
+        rc = sbf_error_errno(SBFI_E_IO, errno, "%s: fsync failed", path);
+    if (close(fd) != 0 && rc == SBFI_OK)
+        rc = sbf_error_errno(SBFI_E_IO, errno, "%s: close failed", path);
+    if (rc == SBFI_OK && rename(tmp, path) != 0)
+        rc = sbf_error_errno(SBFI_E_IO, errno, "%s: cannot rename the temporary file into place", path);
+    if (rc != SBFI_OK)
+        unlink(tmp);
+    free(tmp);
+    free(meta.buf);
+    return rc;
+}
+
+/* ---- loading ---- */
+
+static int parse_targets(sbf_index_t *idx, const uint8_t *meta, uint64_t meta_bytes, uint32_t n_targets,
+                         uint64_t data_offset, uint64_t file_bytes, const char *path)
+{
+    rbuf_t r = {meta, meta + meta_bytes, 0};
+    uint64_t expect = data_offset;
+    idx->targets = calloc(n_targets, sizeof *idx->targets);
+    if (!idx->targets)
+        return sbf_error(SBFI_E_NOMEM, "out of memory loading %s", path);
+    for (uint32_t i = 0; i < n_targets; ++i) {
+        sbf_target_t *t = &idx->targets[i];
+        idx->n_targets = (int)i + 1;   /* so that sbf_idx_free releases what this one holds */
+        t->name = rb_str(&r);
+        uint32_t n_sources = rb_u32(&r);
+        if (r.failed || n_sources > MAX_TARGETS * 16u)
+            return sbf_error(SBFI_E_FORMAT, "%s: corrupt metadata of target %u", path, i + 1);
+        if (n_sources && !(t->sources = calloc(n_sources, sizeof *t->sources)))
+            return sbf_error(SBFI_E_NOMEM, "out of memory loading %s", path);
+        for (uint32_t j = 0; j < n_sources && !r.failed; ++j) {
+            t->sources[j] = rb_str(&r);
+            t->n_sources = (int)j + 1;
+        }
+        t->bases = rb_u64(&r);
+        t->kmers = rb_u64(&r);
+        t->n_shards = rb_u64(&r);
+        t->fill = rb_f64(&r);
+        t->predicted_fpr = rb_f64(&r);
+        uint64_t offset = rb_u64(&r), bytes = rb_u64(&r);
+        t->checksum = rb_u64(&r);
+        if (r.failed)
+            return sbf_error(SBFI_E_FORMAT, "%s: corrupt metadata of target %u", path, i + 1);
+        /* Filters follow each other in order, aligned, inside the file, sized by their shards. */
+        uint64_t shard_bytes = (uint64_t)idx->params.shard_bits / 8u;
+        if (t->n_shards == 0 || t->n_shards > UINT64_MAX / shard_bytes || bytes != t->n_shards * shard_bytes ||
+            offset != expect || offset > file_bytes || bytes > file_bytes - offset)
+            return sbf_error(SBFI_E_FORMAT, "%s: filter of target '%s' lies outside the file", path, t->name);
+        t->bits = (uint64_t *)(uintptr_t)offset;   /* an offset until the file is mapped */
+        expect = align_up(offset + bytes);
+    }
+    if (r.p != r.end || expect != file_bytes)
+        return sbf_error(SBFI_E_FORMAT, "%s: metadata does not describe the whole file", path);
+    return SBFI_OK;
+}
+
+int sbf_index_read(const char *path, int verify, sbf_index_t **out)
+{
+    *out = NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return sbf_error_errno(SBFI_E_IO, errno, "%s: cannot open", path);
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int rc = sbf_error_errno(SBFI_E_IO, errno, "%s: cannot stat", path);
+        close(fd);
+        return rc;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return sbf_error(SBFI_E_FORMAT, "%s: not a regular file (an index must be seekable)", path);
+    }
+    uint64_t size = (uint64_t)st.st_size;
+    if (size < 8 || size > SIZE_MAX) {
+        close(fd);
+        return sbf_error(SBFI_E_FORMAT, size < 8 ? "%s: not an sbf index (file too short)"
+                                                 : "%s: file too large for this machine", path);
+    }
+    void *map = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
+    int saved = errno;
+    close(fd);
+    if (map == MAP_FAILED)
+        return sbf_error_errno(SBFI_E_IO, saved, "%s: cannot map", path);
+    const uint8_t *f = map;
+    int rc = SBFI_OK;
+    sbf_index_t *idx = NULL;
+
+#define FAIL(code, ...) do { rc = sbf_error(code, __VA_ARGS__); goto fail; } while (0)
+    if (memcmp(f, SBF_MAGIC, 8) != 0)
+        FAIL(SBFI_E_FORMAT, "%s: not an sbf index (bad magic)", path);
+    if (size < SBF_HEADER_BYTES)
+        FAIL(SBFI_E_FORMAT, "%s: truncated index (%llu bytes, header needs %u)", path,
+             (unsigned long long)size, SBF_HEADER_BYTES);
+    if (get32(f + H_BYTE_ORDER) != BYTE_ORDER_MARK)
+        FAIL(SBFI_E_FORMAT, "%s: index written with another byte order or corrupt header", path);
+    if (get64(f + H_CHECKSUM) != sbf_xxh64(f, H_CHECKSUM, 0))
+        FAIL(SBFI_E_FORMAT, "%s: corrupt index header (checksum mismatch)", path);
+    if (get32(f + H_VERSION) != SBF_FORMAT_VERSION)
+        FAIL(SBFI_E_VERSION, "%s: index format version %u, this sbf reads version %u: rebuild the index",
+             path, get32(f + H_VERSION), SBF_FORMAT_VERSION);
+    uint64_t file_bytes = get64(f + H_FILE_BYTES);
+    if (size < file_bytes)
+        FAIL(SBFI_E_FORMAT, "%s: truncated index (%llu of %llu bytes)", path, (unsigned long long)size,
+             (unsigned long long)file_bytes);
+    if (size > file_bytes)
+        FAIL(SBFI_E_FORMAT, "%s: %llu unexpected bytes after the end of the index", path,
+             (unsigned long long)(size - file_bytes));
+
+    sbf_params_t p = {(int)get32(f + H_K), (int)get32(f + H_M), (int)get32(f + H_S),
+                      (int)get32(f + H_HASHES), (int)get32(f + H_SHARD_BITS)};
+    if (get32(f + H_HEADER_BYTES) != SBF_HEADER_BYTES || sbf_params_check(&p) != SBFI_OK)
+        FAIL(SBFI_E_FORMAT, "%s: invalid parameters in index header", path);
+    uint32_t n_targets = get32(f + H_N_TARGETS);
+    uint64_t meta_offset = get64(f + H_META_OFFSET), meta_bytes = get64(f + H_META_BYTES);
+    uint64_t data_offset = get64(f + H_DATA_OFFSET);
+    if (n_targets < 1 || n_targets > MAX_TARGETS || meta_offset != SBF_HEADER_BYTES ||
+        meta_bytes > file_bytes - meta_offset || data_offset != align_up(meta_offset + meta_bytes))
+        FAIL(SBFI_E_FORMAT, "%s: invalid section table in index header", path);
+    if (get64(f + H_META_CHECKSUM) != sbf_xxh64(f + meta_offset, (size_t)meta_bytes, 0))
+        FAIL(SBFI_E_FORMAT, "%s: corrupt index metadata (checksum mismatch)", path);
+
+    if (!(idx = sbf_idx_new(&p)))
+        FAIL(SBFI_E_NOMEM, "out of memory loading %s", path);
+    memcpy(&idx->bits_per_kmer, f + H_BITS_PER_KMER, 8);
+    idx->map = map;
+    idx->map_len = (size_t)size;
+    if ((rc = parse_targets(idx, f + meta_offset, meta_bytes, n_targets, data_offset, file_bytes, path)))
+        goto fail;
+    for (int r = 0; r < idx->n_targets; ++r) {
+        sbf_target_t *t = &idx->targets[r];
+        t->bits = (uint64_t *)(void *)(f + (uintptr_t)t->bits);
+        if (verify && sbf_xxh64(t->bits, sbf_target_bytes(idx, t), 0) != t->checksum)
+            FAIL(SBFI_E_FORMAT, "%s: corrupt filter of target '%s' (checksum mismatch)", path, t->name);
+    }
+#undef FAIL
+    *out = idx;
+    return SBFI_OK;
+
+fail:
+    if (idx)
+        sbf_idx_free(idx);   /* unmaps too */
+    else
+        munmap(map, (size_t)size);
+    return rc;
+}

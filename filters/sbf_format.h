@@ -1,0 +1,20 @@
+/* sbf_format.h -- the .sbf index file: save with a checked write to a temporary name, load
+ * with mmap after checking every size, offset and checksum. Layout: doc/format.md. */
+#ifndef SBF_FORMAT_H
+#define SBF_FORMAT_H
+
+#include "sbf_index.h"
+
+#define SBF_FORMAT_VERSION 1u
+#define SBF_MAGIC "\x89SBF\r\n\x1a\n"   /* PNG-style: catches text-mode and 7-bit transfers */
+#define SBF_HEADER_BYTES 128u
+#define SBF_ALIGN 64u
+
+/* Write idx to path atomically (temporary file in the same folder, fsync, rename). */
+int sbf_index_write(sbf_index_t *idx, const char *path);
+
+/* Map path and check it. With verify set, every filter array's checksum is checked too
+ * (one pass over the file); header and metadata are always checked. */
+int sbf_index_read(const char *path, int verify, sbf_index_t **out);
+
+#endif

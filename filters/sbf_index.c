@@ -1,0 +1,227 @@
+/* sbf_index.c -- insertion into and queries of the multi-target filter (CPU engine). */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "sbf_error.h"
+#include "sbf_index.h"
+#include "sbf_kmer.h"
+
+sbf_index_t *sbf_idx_new(const sbf_params_t *p)
+{
+    sbf_index_t *idx = calloc(1, sizeof *idx);
+    if (!idx) {
+        sbf_error(SBFI_E_NOMEM, "out of memory allocating an index");
+        return NULL;
+    }
+    idx->params = *p;
+    return idx;
+}
+
+static void target_release(sbf_target_t *t, int owns_bits)
+{
+    free(t->name);
+    for (int i = 0; i < t->n_sources; ++i)
+        free(t->sources[i]);
+    free(t->sources);
+    if (owns_bits)
+        free(t->bits);
+}
+
+void sbf_idx_free(sbf_index_t *idx)
+{
+    if (!idx)
+        return;
+    for (int r = 0; r < idx->n_targets; ++r)
+        target_release(&idx->targets[r], idx->map == NULL);
+    free(idx->targets);
+    if (idx->map)
+        munmap(idx->map, idx->map_len);
+    free(idx);
+}
+
+size_t sbf_target_bytes(const sbf_index_t *idx, const sbf_target_t *t)
+{
+    return (size_t)t->n_shards * (size_t)idx->params.shard_bits / 8u;
+}
+
+uint64_t sbf_shards_for(const sbf_params_t *p, uint64_t kmers, double bits_per_kmer)
+{
+    double shards = ceil((double)kmers * bits_per_kmer / (double)p->shard_bits);
+    return shards < 1.0 ? 1u : (uint64_t)shards;
+}
+
+int sbf_idx_add_target(sbf_index_t *idx, const char *name, uint64_t n_shards)
+{
+    if (n_shards == 0 || n_shards > (UINT64_MAX / 64u) / (uint64_t)idx->params.shard_bits)
+        return sbf_error(SBFI_E_PARAM, "target '%s': invalid filter size of %llu shards", name,
+                         (unsigned long long)n_shards);
+    sbf_target_t *grown = realloc(idx->targets, (size_t)(idx->n_targets + 1) * sizeof *grown);
+    if (!grown)
+        return sbf_error(SBFI_E_NOMEM, "out of memory adding target '%s'", name);
+    idx->targets = grown;
+    sbf_target_t *t = &idx->targets[idx->n_targets];
+    memset(t, 0, sizeof *t);
+    t->n_shards = n_shards;
+    t->name = strdup(name);
+    size_t bytes = sbf_target_bytes(idx, t);
+    if (t->name && posix_memalign((void **)&t->bits, 64, bytes) != 0)
+        t->bits = NULL;
+    if (!t->name || !t->bits) {
+        free(t->name);
+        free(t->bits);
+        return sbf_error(SBFI_E_NOMEM, "out of memory allocating %zu bytes for target '%s'", bytes, name);
+    }
+    memset(t->bits, 0, bytes);
+    return idx->n_targets++;
+}
+
+int sbf_target_add_source(sbf_target_t *t, const char *source)
+{
+    char **grown = realloc(t->sources, (size_t)(t->n_sources + 1) * sizeof *grown);
+    if (!grown)
+        return sbf_error(SBFI_E_NOMEM, "out of memory");
+    t->sources = grown;
+    if (!(t->sources[t->n_sources] = strdup(source)))
+        return sbf_error(SBFI_E_NOMEM, "out of memory");
+    ++t->n_sources;
+    return SBFI_OK;
+}
+
+/* Shard words of each run, computed first so that every shard can be prefetched before the
+ * first one is touched: the runs of a window are independent cache misses. */
+static inline uint64_t *shard_ptr(const sbf_target_t *t, uint64_t minimizer, unsigned words)
+{
+    return t->bits + sbf_shard_index(minimizer, t->n_shards) * words;
+}
+
+void sbf_insert_scanned(const sbf_index_t *idx, sbf_target_t *t, const sbf_scan_t *sc, int atomic)
+{
+    const sbf_params_t *p = &idx->params;
+    const unsigned words = sbf_params_shard_words(p), log2b = sbf_params_shard_log2(p);
+    const unsigned H = (unsigned)p->hashes, extra = (unsigned)(p->k - p->s);
+    uint64_t *shard[SBF_WINDOW];
+
+    for (uint32_t r = 0; r < sc->n_runs; ++r) {
+        shard[r] = shard_ptr(t, sc->runs[r].minimizer, words);
+        __builtin_prefetch(shard[r], 1, 0);
+    }
+    for (uint32_t r = 0; r < sc->n_runs; ++r) {
+        /* Every s-mer of the run, once: merge into one shard mask, then one OR per word. */
+        uint64_t mask[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        const uint64_t *h = sc->smer_hash + sc->runs[r].first;
+        const unsigned n_smers = sc->runs[r].n + extra;
+        for (unsigned j = 0; j < n_smers; ++j)
+            for (unsigned b = 0; b < H; ++b) {
+                unsigned bit = sbf_smer_bit(h[j], b, log2b);
+                mask[bit >> 6] |= 1ULL << (bit & 63);
+            }
+        uint64_t *w = shard[r];
+        for (unsigned q = 0; q < words; ++q) {
+            if (!mask[q])
+                continue;
+            if (atomic)
+                __atomic_fetch_or(&w[q], mask[q], __ATOMIC_RELAXED);
+            else
+                w[q] |= mask[q];
+        }
+    }
+}
+
+void sbf_insert_seq(const sbf_index_t *idx, sbf_target_t *t, sbf_scan_t *sc, const uint8_t code[256],
+                    const uint8_t *seq, uint64_t len, int atomic)
+{
+    const uint64_t k = (uint64_t)idx->params.k;
+    for (uint64_t start = 0; start + k <= len; start += SBF_WINDOW) {
+        uint64_t wlen = len - start < SBF_WINDOW + k - 1 ? len - start : SBF_WINDOW + k - 1;
+        sbf_scan_window(sc, &idx->params, code, seq + start, (uint32_t)wlen);
+        sbf_insert_scanned(idx, t, sc, atomic);
+    }
+}
+
+/* Test the run's s-mers against one shard and count the k-mers whose every s-mer is present.
+ * A k-mer at run offset i spans s-mers i..i+k-s: it is present iff the last absent s-mer
+ * seen when its final s-mer is tested lies before i. */
+static inline uint32_t probe_run(const uint64_t *w, const uint64_t *h, uint32_t n_kmers,
+                                 unsigned extra, unsigned H, unsigned log2b, uint8_t *presence)
+{
+    int64_t last_absent = -1;
+    uint32_t count = 0;
+    const unsigned n_smers = n_kmers + extra;
+    for (unsigned j = 0; j < n_smers; ++j) {
+        int present = 1;
+        for (unsigned b = 0; b < H; ++b) {
+            unsigned bit = sbf_smer_bit(h[j], b, log2b);
+            present &= (int)(w[bit >> 6] >> (bit & 63)) & 1;
+        }
+        if (!present)
+            last_absent = j;
+        if (j >= extra) {
+            int hit = last_absent < (int64_t)(j - extra);
+            count += (uint32_t)hit;
+            if (presence)
+                presence[j - extra] = (uint8_t)hit;
+        }
+    }
+    return count;
+}
+
+void sbf_query_seq(const sbf_index_t *idx, sbf_scan_t *sc, const uint8_t code[256],
+                   const uint8_t *seq, uint64_t len, uint64_t *n_kmers, uint64_t *hits,
+                   uint8_t *presence)
+{
+    const sbf_params_t *p = &idx->params;
+    const unsigned words = sbf_params_shard_words(p), log2b = sbf_params_shard_log2(p);
+    const unsigned H = (unsigned)p->hashes, extra = (unsigned)(p->k - p->s);
+    const uint64_t k = (uint64_t)p->k;
+    const int R = idx->n_targets;
+    const uint64_t row = len >= k ? len - k + 1 : 0;
+
+    *n_kmers = 0;
+    for (int r = 0; r < R; ++r)
+        hits[r] = 0;
+    if (presence)
+        memset(presence, 0, row * (uint64_t)R);
+    for (uint64_t start = 0; start + k <= len; start += SBF_WINDOW) {
+        uint64_t wlen = len - start < SBF_WINDOW + k - 1 ? len - start : SBF_WINDOW + k - 1;
+        sbf_scan_window(sc, p, code, seq + start, (uint32_t)wlen);
+        *n_kmers += sc->n_kmers;
+        for (uint32_t i = 0; i < sc->n_runs; ++i)
+            for (int r = 0; r < R; ++r)
+                __builtin_prefetch(shard_ptr(&idx->targets[r], sc->runs[i].minimizer, words), 0, 0);
+        for (uint32_t i = 0; i < sc->n_runs; ++i) {
+            const sbf_run_t *run = &sc->runs[i];
+            for (int r = 0; r < R; ++r) {
+                const uint64_t *w = shard_ptr(&idx->targets[r], run->minimizer, words);
+                uint8_t *pr = presence ? presence + (uint64_t)r * row + start + run->first : NULL;
+                hits[r] += probe_run(w, sc->smer_hash + run->first, run->n, extra, H, log2b, pr);
+            }
+        }
+    }
+}
+
+void sbf_target_stats(const sbf_index_t *idx, sbf_target_t *t)
+{
+    const sbf_params_t *p = &idx->params;
+    const unsigned words = sbf_params_shard_words(p);
+    /* A random k-mer picks a uniform shard; its k-s+1 s-mers are independent random values, each
+     * present with probability fill_shard^H. Summing over the real shards, not a mean fill,
+     * accounts for the shards that repeats overload. */
+    const double exponent = (double)p->hashes * (double)(p->k - p->s + 1);
+    double fpr_of[513];
+    for (int ones = 0; ones <= p->shard_bits; ++ones)
+        fpr_of[ones] = pow((double)ones / (double)p->shard_bits, exponent);
+    uint64_t set = 0;
+    double fpr_sum = 0.0;
+    for (uint64_t i = 0; i < t->n_shards; ++i) {
+        unsigned ones = 0;
+        for (unsigned q = 0; q < words; ++q)
+            ones += (unsigned)__builtin_popcountll(t->bits[i * words + q]);
+        set += ones;
+        fpr_sum += fpr_of[ones];
+    }
+    t->fill = (double)set / ((double)t->n_shards * (double)p->shard_bits);
+    t->predicted_fpr = fpr_sum / (double)t->n_shards;
+}

@@ -1,0 +1,40 @@
+/* sbf_scan.h -- one pass over a window of sequence: s-mer hashes and super-k-mer runs.
+ *
+ * Insertion and query both start here. A window holds at most SBF_WINDOW k-mers
+ * (SBF_WINDOW + k - 1 bases); longer sequences are cut into windows overlapping by k-1 bases,
+ * so every k-mer belongs to exactly one window. A run is a stretch of consecutive valid k-mers
+ * with the same minimizer hash, hence the same shard: its s-mers are hashed once and the shard
+ * is visited once.
+ */
+#ifndef SBF_SCAN_H
+#define SBF_SCAN_H
+
+#include <stdint.h>
+
+#include "sbf_kmer.h"
+#include "sbf_params.h"
+
+#define SBF_WINDOW 4096u
+
+typedef struct {
+    uint32_t first;       /* position of the run's first k-mer in the window */
+    uint32_t n;           /* k-mers in the run */
+    uint64_t minimizer;   /* the minimizer's hash (sbf_hash_mmer), input of sbf_shard_index */
+} sbf_run_t;
+
+typedef struct {
+    uint64_t smer_hash[SBF_WINDOW + SBF_MAX_K];   /* by s-mer start; valid only inside runs */
+    sbf_run_t runs[SBF_WINDOW];
+    uint32_t n_runs;
+    uint32_t n_kmers;                             /* valid k-mers in the window */
+} sbf_scan_t;
+
+/* Scan seq[0..len) (len <= SBF_WINDOW + k - 1). `code` maps each byte to a 2-bit base or 4
+ * (sbf_nt4_ascii for text, sbf_nt4_identity for bytes already encoded). */
+void sbf_scan_window(sbf_scan_t *sc, const sbf_params_t *p, const uint8_t code[256],
+                     const uint8_t *seq, uint32_t len);
+
+/* Bytes 0..3 map to themselves, everything else to 4: for sequences stored as 2-bit codes. */
+extern const uint8_t sbf_nt4_identity[256];
+
+#endif

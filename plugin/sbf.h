@@ -1,0 +1,149 @@
+/* sbf.h -- screen DNA sequences against reference genomes with Super Bloom filters.
+ *
+ * The public C API of libsbf (pkg-config sbf). Typical use:
+ *
+ *     sbf_opt_t opt;
+ *     sbf_opt_init(&opt);                       // defaults: k=31, 16 bits per k-mer, ...
+ *     sbf_builder_t *b;
+ *     sbf_builder_init(&opt, &b);
+ *     int t = sbf_builder_add_target(b, "human");
+ *     sbf_builder_add_file(b, t, "chr20.fa.gz");
+ *     sbf_index_t *idx;
+ *     sbf_builder_finish(b, &idx);              // builds every filter; b is freed
+ *     sbf_index_save(idx, "host.sbf");
+ *     ...
+ *     sbf_index_load("host.sbf", 0, &idx);      // mmap; checks every checksum
+ *     sbf_query(idx, n, seqs, lens, kmers, hits, threads);
+ *     sbf_index_destroy(idx);
+ *
+ * Conventions:
+ *  - Every function that can fail returns an int status: SBF_OK (0) on success, a negative
+ *    SBF_E_* code on failure. The message of the last failure of the calling thread is
+ *    sbf_last_error(); it names the file and the problem.
+ *  - The library never prints and never exits.
+ *  - A loaded or built sbf_index_t is immutable: any number of threads may query it at once.
+ *    A builder is used by one thread at a time.
+ *  - Sequences are ASCII; A, C, G, T, U in either case are bases, anything else (N, IUPAC codes)
+ *    breaks k-mers: a k-mer containing one is not a valid k-mer and is never counted.
+ *  - Every k-mer is taken canonically: a sequence and its reverse complement give identical
+ *    results.
+ */
+#ifndef SBF_H
+#define SBF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SBF_VERSION_MAJOR 0
+#define SBF_VERSION_MINOR 1
+#define SBF_VERSION_PATCH 0
+#define SBF_VERSION "0.1.0"
+
+#if defined(__GNUC__)
+#define SBF_EXPORT __attribute__((visibility("default")))
+#define SBF_RESULT_USED __attribute__((warn_unused_result))
+#else
+#define SBF_EXPORT
+#define SBF_RESULT_USED
+#endif
+
+/* Status codes. */
+#define SBF_OK 0
+#define SBF_E_NOMEM (-1)    /* an allocation failed */
+#define SBF_E_PARAM (-2)    /* invalid option or argument */
+#define SBF_E_IO (-3)       /* a file could not be opened, read, written, closed or renamed */
+#define SBF_E_FORMAT (-4)   /* input is not what it should be: bad magic, truncated, corrupt */
+#define SBF_E_VERSION (-5)  /* an index file of another format version */
+#define SBF_E_THREAD (-6)   /* a thread could not be started */
+
+/* Options of an index build. Fill with sbf_opt_init(), change fields, check with sbf_opt_check(). */
+typedef struct {
+    int k;                 /* k-mer length, 1..32 [31] */
+    int m;                 /* minimizer length choosing the shard, 1..k */
+    int s;                 /* findere s-mer length, 1..k: a k-mer is present if all its s-mers are */
+    int hashes;            /* bits set per s-mer inside its shard (H) */
+    int shard_bits;        /* shard size in bits: 256 or 512 [512] */
+    double bits_per_kmer;  /* filter bits per reference k-mer [16]; used when size_bytes is 0 */
+    uint64_t size_bytes;   /* if > 0: each target's filter has this size instead (rounded up to a shard) */
+    int threads;           /* threads for reading and building [1] */
+} sbf_opt_t;
+
+/* One target (reference) of an index, as reported by sbf_index_target(). Pointers stay valid
+ * until the index is destroyed. */
+typedef struct {
+    const char *name;
+    int n_sources;
+    const char *const *sources;  /* files (or sequence names) it was built from */
+    uint64_t bases;              /* bases read, N included */
+    uint64_t kmers;              /* valid k-mer positions inserted, repeats counted */
+    uint64_t bytes;              /* filter size */
+    double fill;                 /* fraction of filter bits set */
+    double predicted_fpr;        /* probability that a random k-mer is reported present */
+} sbf_target_info_t;
+
+typedef struct sbf_index_s sbf_index_t;
+typedef struct sbf_builder_s sbf_builder_t;
+
+/* Library version, e.g. "0.1.0" (SBF_VERSION of the library actually loaded). */
+SBF_EXPORT const char *sbf_version(void);
+
+/* Message of the calling thread's last failure ("" if none). */
+SBF_EXPORT const char *sbf_last_error(void);
+
+SBF_EXPORT void sbf_opt_init(sbf_opt_t *opt);
+/* SBF_OK, or SBF_E_PARAM with a message naming the first invalid field. */
+SBF_EXPORT int sbf_opt_check(const sbf_opt_t *opt);
+
+/* Start a build with a copy of *opt (checked). On success *out owns the builder. */
+SBF_EXPORT int sbf_builder_init(const sbf_opt_t *opt, sbf_builder_t **out) SBF_RESULT_USED;
+/* Add a target; returns its number (>= 0) or a negative status. Names must be unique and
+ * non-empty. */
+SBF_EXPORT int sbf_builder_add_target(sbf_builder_t *b, const char *name) SBF_RESULT_USED;
+/* Add every record of a FASTA/FASTQ (plain or gzip/BGZF) or SAM/BAM/CRAM file to target t.
+ * The file is read now; each record is a separate sequence (no k-mer spans two records). */
+SBF_EXPORT int sbf_builder_add_file(sbf_builder_t *b, int target, const char *path) SBF_RESULT_USED;
+/* Add one in-memory sequence of len bytes to target t (the bytes are copied). */
+SBF_EXPORT int sbf_builder_add_seq(sbf_builder_t *b, int target, const char *seq, size_t len) SBF_RESULT_USED;
+/* Build every target's filter. Frees the builder whatever the outcome; on success *out owns
+ * the index. Fails with SBF_E_PARAM if there is no target or a target has no valid k-mer. */
+SBF_EXPORT int sbf_builder_finish(sbf_builder_t *b, sbf_index_t **out) SBF_RESULT_USED;
+/* Free a builder without building (NULL is allowed). */
+SBF_EXPORT void sbf_builder_destroy(sbf_builder_t *b);
+
+/* Write the index to path: a temporary file in the same folder, renamed over path once
+ * complete and synced. On failure path is untouched. */
+SBF_EXPORT int sbf_index_save(const sbf_index_t *idx, const char *path) SBF_RESULT_USED;
+/* Flags of sbf_index_load(). */
+#define SBF_LOAD_NO_VERIFY 1   /* skip the filter checksums (header and metadata are still checked) */
+/* Map an index file. Truncated, corrupt or foreign files fail with SBF_E_FORMAT, files of
+ * another format version with SBF_E_VERSION. */
+SBF_EXPORT int sbf_index_load(const char *path, int flags, sbf_index_t **out) SBF_RESULT_USED;
+SBF_EXPORT void sbf_index_destroy(sbf_index_t *idx);
+
+/* Parameters of an index, in an sbf_opt_t (threads 0; size_bytes 0; bits_per_kmer as built). */
+SBF_EXPORT void sbf_index_params(const sbf_index_t *idx, sbf_opt_t *opt);
+SBF_EXPORT int sbf_index_n_targets(const sbf_index_t *idx);
+/* Describe target t (0 <= t < n_targets); SBF_E_PARAM if t is out of range. */
+SBF_EXPORT int sbf_index_target(const sbf_index_t *idx, int t, sbf_target_info_t *info);
+
+/* Query n sequences: seqs[i] of lens[i] bytes. Writes kmers[i] = valid k-mers of sequence i
+ * and hits[i * n_targets + t] = those present in target t. Uses up to `threads` threads
+ * (>= 1); safe to call from several threads at once on one index. */
+SBF_EXPORT int sbf_query(const sbf_index_t *idx, size_t n, const char *const *seqs, const size_t *lens,
+                         uint32_t *kmers, uint32_t *hits, int threads) SBF_RESULT_USED;
+
+/* Per-k-mer answer for one sequence and one target: present[i] = 1 if the k-mer starting at
+ * position i (0 <= i <= len - k) is present, 0 if absent or not a valid k-mer. `present`
+ * holds len - k + 1 bytes (nothing is written when len < k). */
+SBF_EXPORT int sbf_query_kmers(const sbf_index_t *idx, int target, const char *seq, size_t len,
+                               uint8_t *present) SBF_RESULT_USED;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SBF_H */

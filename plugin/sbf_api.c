@@ -1,0 +1,354 @@
+/* sbf_api.c -- the public API of libsbf over the engine in filters/ and the reader in bam/. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../bam/sbf_seqio.h"
+#include "../filters/sbf_build.h"
+#include "../filters/sbf_error.h"
+#include "../filters/sbf_format.h"
+#include "../filters/sbf_index.h"
+#include "../filters/sbf_kmer.h"
+#include "sbf.h"
+
+_Static_assert(SBF_OK == SBFI_OK && SBF_E_NOMEM == SBFI_E_NOMEM && SBF_E_PARAM == SBFI_E_PARAM &&
+                   SBF_E_IO == SBFI_E_IO && SBF_E_FORMAT == SBFI_E_FORMAT &&
+                   SBF_E_VERSION == SBFI_E_VERSION && SBF_E_THREAD == SBFI_E_THREAD,
+               "public and engine status codes differ");
+
+typedef struct {
+    char *name;
+    sbf_seqbuf_t seq;
+    char **sources;
+    int n_sources;
+} pending_target_t;
+
+struct sbf_builder_s {
+    sbf_opt_t opt;
+    sbf_params_t params;
+    pending_target_t *targets;
+    int n_targets;
+};
+
+SBF_EXPORT const char *sbf_version(void) { return SBF_VERSION; }
+
+SBF_EXPORT const char *sbf_last_error(void) { return sbf_error_message(); }
+
+SBF_EXPORT void sbf_opt_init(sbf_opt_t *opt)
+{
+    sbf_params_t p;
+    sbf_params_default(&p);
+    memset(opt, 0, sizeof *opt);
+    opt->k = p.k;
+    opt->m = p.m;
+    opt->s = p.s;
+    opt->hashes = p.hashes;
+    opt->shard_bits = p.shard_bits;
+    opt->bits_per_kmer = SBF_DEFAULT_BITS_PER_KMER;
+    opt->size_bytes = 0;
+    opt->threads = 1;
+}
+
+static sbf_params_t params_of(const sbf_opt_t *opt)
+{
+    sbf_params_t p = {opt->k, opt->m, opt->s, opt->hashes, opt->shard_bits};
+    return p;
+}
+
+SBF_EXPORT int sbf_opt_check(const sbf_opt_t *opt)
+{
+    sbf_params_t p = params_of(opt);
+    int rc = sbf_params_check(&p);
+    if (rc)
+        return rc;
+    if (opt->size_bytes == 0 && !(opt->bits_per_kmer >= 0.5 && opt->bits_per_kmer <= 1024.0))
+        return sbf_error(SBF_E_PARAM, "bits per k-mer %g must be between 0.5 and 1024", opt->bits_per_kmer);
+    if (opt->threads < 1 || opt->threads > 1024)
+        return sbf_error(SBF_E_PARAM, "thread count %d must be between 1 and 1024", opt->threads);
+    return SBF_OK;
+}
+
+SBF_EXPORT int sbf_builder_init(const sbf_opt_t *opt, sbf_builder_t **out)
+{
+    *out = NULL;
+    int rc = sbf_opt_check(opt);
+    if (rc)
+        return rc;
+    sbf_builder_t *b = calloc(1, sizeof *b);
+    if (!b)
+        return sbf_error(SBF_E_NOMEM, "out of memory");
+    b->opt = *opt;
+    b->params = params_of(opt);
+    *out = b;
+    return SBF_OK;
+}
+
+SBF_EXPORT void sbf_builder_destroy(sbf_builder_t *b)
+{
+    if (!b)
+        return;
+    for (int i = 0; i < b->n_targets; ++i) {
+        pending_target_t *t = &b->targets[i];
+        free(t->name);
+        sbf_seqbuf_free(&t->seq);
+        for (int j = 0; j < t->n_sources; ++j)
+            free(t->sources[j]);
+        free(t->sources);
+    }
+    free(b->targets);
+    free(b);
+}
+
+SBF_EXPORT int sbf_builder_add_target(sbf_builder_t *b, const char *name)
+{
+    if (!name || !*name)
+        return sbf_error(SBF_E_PARAM, "a target name must not be empty");
+    for (int i = 0; i < b->n_targets; ++i)
+        if (!strcmp(b->targets[i].name, name))
+            return sbf_error(SBF_E_PARAM, "target name '%s' given twice", name);
+    pending_target_t *grown = realloc(b->targets, (size_t)(b->n_targets + 1) * sizeof *grown);
+    if (!grown)
+        return sbf_error(SBF_E_NOMEM, "out of memory");
+    b->targets = grown;
+    pending_target_t *t = &b->targets[b->n_targets];
+    memset(t, 0, sizeof *t);
+    sbf_seqbuf_init(&t->seq);
+    if (!(t->name = strdup(name)))
+        return sbf_error(SBF_E_NOMEM, "out of memory");
+    return b->n_targets++;
+}
+
+static int check_target(const sbf_builder_t *b, int target)
+{
+    if (target < 0 || target >= b->n_targets)
+        return sbf_error(SBF_E_PARAM, "no target number %d in this build", target);
+    return SBF_OK;
+}
+
+static int add_source(pending_target_t *t, const char *source)
+{
+    char **grown = realloc(t->sources, (size_t)(t->n_sources + 1) * sizeof *grown);
+    if (!grown)
+        return sbf_error(SBF_E_NOMEM, "out of memory");
+    t->sources = grown;
+    if (!(t->sources[t->n_sources] = strdup(source)))
+        return sbf_error(SBF_E_NOMEM, "out of memory");
+    t->n_sources++;
+    return SBF_OK;
+}
+
+SBF_EXPORT int sbf_builder_add_file(sbf_builder_t *b, int target, const char *path)
+{
+    int rc = check_target(b, target);
+    if (rc)
+        return rc;
+    pending_target_t *t = &b->targets[target];
+    sbf_seqfile_t *f;
+    if ((rc = sbf_seqfile_open(path, b->opt.threads > 1 ? b->opt.threads : 0, &f)))
+        return rc;
+    sbf_seqrec_t rec = {{0, 0, NULL}, {0, 0, NULL}};
+    long long records = 0;
+    while ((rc = sbf_seqfile_read(f, &rec)) == 1) {
+        ++records;
+        if ((rc = sbf_seqbuf_append(&t->seq, sbf_nt4_ascii, (const uint8_t *)rec.seq.s, rec.seq.l, b->params.k)))
+            break;
+    }
+    sbf_seqrec_free(&rec);
+    int close_rc = sbf_seqfile_close(f);
+    if (rc == SBF_OK && close_rc)
+        rc = close_rc;
+    if (rc == SBF_OK && records == 0)
+        rc = sbf_error(SBF_E_FORMAT, "%s: no sequences in file", path);
+    if (rc == SBF_OK)
+        rc = add_source(t, path);
+    return rc;
+}
+
+SBF_EXPORT int sbf_builder_add_seq(sbf_builder_t *b, int target, const char *seq, size_t len)
+{
+    int rc = check_target(b, target);
+    if (rc)
+        return rc;
+    return sbf_seqbuf_append(&b->targets[target].seq, sbf_nt4_ascii, (const uint8_t *)seq, len, b->params.k);
+}
+
+SBF_EXPORT int sbf_builder_finish(sbf_builder_t *b, sbf_index_t **out)
+{
+    *out = NULL;
+    int rc = SBF_OK;
+    sbf_index_t *idx = NULL;
+    if (b->n_targets == 0) {
+        rc = sbf_error(SBF_E_PARAM, "no target to build");
+        goto done;
+    }
+    if (!(idx = sbf_idx_new(&b->params))) {
+        rc = SBF_E_NOMEM;
+        goto done;
+    }
+    idx->bits_per_kmer = b->opt.size_bytes ? 0.0 : b->opt.bits_per_kmer;
+    for (int i = 0; i < b->n_targets && rc == SBF_OK; ++i) {
+        pending_target_t *pt = &b->targets[i];
+        if (pt->seq.kmers == 0) {
+            rc = sbf_error(SBF_E_PARAM, "target '%s' has no valid %d-mer (sequences shorter than k, or only N)",
+                           pt->name, b->params.k);
+            break;
+        }
+        uint64_t shard_bytes = (uint64_t)b->params.shard_bits / 8u;
+        uint64_t n_shards = b->opt.size_bytes ? (b->opt.size_bytes + shard_bytes - 1) / shard_bytes
+                                              : sbf_shards_for(&b->params, pt->seq.kmers, b->opt.bits_per_kmer);
+        int r = sbf_idx_add_target(idx, pt->name, n_shards);
+        if (r < 0) {
+            rc = r;
+            break;
+        }
+        sbf_target_t *t = &idx->targets[r];
+        t->bases = pt->seq.bases;
+        t->kmers = pt->seq.kmers;
+        for (int j = 0; j < pt->n_sources && rc == SBF_OK; ++j)
+            rc = sbf_target_add_source(t, pt->sources[j]);
+        if (rc == SBF_OK)
+            rc = sbf_build_target(idx, t, pt->seq.codes, pt->seq.len, b->opt.threads);
+        sbf_seqbuf_free(&pt->seq);   /* the sequence is no longer needed: release it early */
+    }
+done:
+    sbf_builder_destroy(b);
+    if (rc != SBF_OK) {
+        sbf_idx_free(idx);
+        return rc;
+    }
+    *out = idx;
+    return SBF_OK;
+}
+
+SBF_EXPORT int sbf_index_save(const sbf_index_t *idx, const char *path)
+{
+    /* Writing records each filter's checksum in the index: a cache, not a change of content. */
+    return sbf_index_write((sbf_index_t *)idx, path);
+}
+
+SBF_EXPORT int sbf_index_load(const char *path, int flags, sbf_index_t **out)
+{
+    return sbf_index_read(path, !(flags & SBF_LOAD_NO_VERIFY), out);
+}
+
+SBF_EXPORT void sbf_index_destroy(sbf_index_t *idx) { sbf_idx_free(idx); }
+
+SBF_EXPORT void sbf_index_params(const sbf_index_t *idx, sbf_opt_t *opt)
+{
+    memset(opt, 0, sizeof *opt);
+    opt->k = idx->params.k;
+    opt->m = idx->params.m;
+    opt->s = idx->params.s;
+    opt->hashes = idx->params.hashes;
+    opt->shard_bits = idx->params.shard_bits;
+    opt->bits_per_kmer = idx->bits_per_kmer;
+}
+
+SBF_EXPORT int sbf_index_n_targets(const sbf_index_t *idx) { return idx->n_targets; }
+
+SBF_EXPORT int sbf_index_target(const sbf_index_t *idx, int t, sbf_target_info_t *info)
+{
+    if (t < 0 || t >= idx->n_targets)
+        return sbf_error(SBF_E_PARAM, "no target number %d (the index has %d)", t, idx->n_targets);
+    const sbf_target_t *x = &idx->targets[t];
+    info->name = x->name;
+    info->n_sources = x->n_sources;
+    info->sources = (const char *const *)x->sources;
+    info->bases = x->bases;
+    info->kmers = x->kmers;
+    info->bytes = sbf_target_bytes(idx, x);
+    info->fill = x->fill;
+    info->predicted_fpr = x->predicted_fpr;
+    return SBF_OK;
+}
+
+/* ---- queries ---- */
+
+typedef struct {
+    const sbf_index_t *idx;
+    size_t n;
+    const char *const *seqs;
+    const size_t *lens;
+    uint32_t *kmers, *hits;
+    size_t next;   /* next block of sequences, taken atomically */
+    int status;
+} query_job_t;
+
+#define QUERY_BLOCK 64u
+
+static void *query_worker(void *arg)
+{
+    query_job_t *job = arg;
+    const int R = job->idx->n_targets;
+    sbf_scan_t *sc = malloc(sizeof *sc);
+    uint64_t *hits = malloc((size_t)R * sizeof *hits);
+    if (!sc || !hits) {
+        __atomic_store_n(&job->status, SBF_E_NOMEM, __ATOMIC_RELAXED);
+        free(sc);
+        free(hits);
+        return NULL;
+    }
+    for (;;) {
+        size_t first = __atomic_fetch_add(&job->next, QUERY_BLOCK, __ATOMIC_RELAXED);
+        if (first >= job->n)
+            break;
+        size_t last = first + QUERY_BLOCK < job->n ? first + QUERY_BLOCK : job->n;
+        for (size_t i = first; i < last; ++i) {
+            uint64_t nk;
+            sbf_query_seq(job->idx, sc, sbf_nt4_ascii, (const uint8_t *)job->seqs[i], job->lens[i], &nk, hits, NULL);
+            job->kmers[i] = (uint32_t)nk;
+            for (int r = 0; r < R; ++r)
+                job->hits[i * (size_t)R + (size_t)r] = (uint32_t)hits[r];
+        }
+    }
+    free(sc);
+    free(hits);
+    return NULL;
+}
+
+SBF_EXPORT int sbf_query(const sbf_index_t *idx, size_t n, const char *const *seqs, const size_t *lens,
+                         uint32_t *kmers, uint32_t *hits, int threads)
+{
+    if (threads < 1)
+        return sbf_error(SBF_E_PARAM, "thread count %d must be at least 1", threads);
+    query_job_t job = {idx, n, seqs, lens, kmers, hits, 0, SBF_OK};
+    size_t blocks = (n + QUERY_BLOCK - 1) / QUERY_BLOCK;
+    if ((size_t)threads > blocks)
+        threads = blocks ? (int)blocks : 1;
+    pthread_t tid[threads > 1 ? threads - 1 : 1];
+    int started = 0;
+    while (started < threads - 1 && pthread_create(&tid[started], NULL, query_worker, &job) == 0)
+        ++started;
+    query_worker(&job);   /* the caller works too; if a thread failed to start, others do more */
+    for (int i = 0; i < started; ++i)
+        pthread_join(tid[i], NULL);
+    if (job.status != SBF_OK)
+        return sbf_error(job.status, "out of memory in a query thread");
+    return SBF_OK;
+}
+
+SBF_EXPORT int sbf_query_kmers(const sbf_index_t *idx, int target, const char *seq, size_t len, uint8_t *present)
+{
+    if (target < 0 || target >= idx->n_targets)
+        return sbf_error(SBF_E_PARAM, "no target number %d (the index has %d)", target, idx->n_targets);
+    const size_t k = (size_t)idx->params.k;
+    if (len < k)
+        return SBF_OK;
+    const int R = idx->n_targets;
+    sbf_scan_t *sc = malloc(sizeof *sc);
+    uint64_t *hits = malloc((size_t)R * sizeof *hits);
+    uint8_t *all = malloc((len - k + 1) * (size_t)R);
+    int rc = SBF_OK;
+    if (!sc || !hits || !all) {
+        rc = sbf_error(SBF_E_NOMEM, "out of memory");
+    } else {
+        uint64_t nk;
+        sbf_query_seq(idx, sc, sbf_nt4_ascii, (const uint8_t *)seq, len, &nk, hits, all);
+        memcpy(present, all + (size_t)target * (len - k + 1), len - k + 1);
+    }
+    free(sc);
+    free(hits);
+    free(all);
+    return rc;
+}

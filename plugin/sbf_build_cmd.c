@@ -1,0 +1,206 @@
+/* sbf_build_cmd.c -- `sbf build`: one target per [NAME=]FILE argument, one index file. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sbf.h"
+#include "sbf_cli.h"
+
+void usage_build(FILE *fp)
+{
+    sbf_opt_t o;
+    sbf_opt_init(&o);
+    fprintf(fp,
+            "Usage: sbf build -o IDX.sbf [options] [NAME=]REF.fa[.gz] ...\n"
+            "\n"
+            "Builds one filter per argument (target) and writes them to one index. A multi-record\n"
+            "FASTA is one target; several arguments with the same NAME= go into one target.\n"
+            "The default name is the file name without folders and extensions.\n"
+            "Inputs: FASTA/FASTQ (plain, gzip, BGZF) or SAM/BAM/CRAM, '-' for standard input.\n"
+            "\n"
+            "Options:\n"
+            "  -o, --output FILE        index to write (required)\n"
+            "  -k, --kmer INT           k-mer length, 1..32 [%d]\n"
+            "  -m, --minimizer INT      minimizer length choosing the shard [%d]\n"
+            "  -s, --smer INT           findere s-mer length [%d]\n"
+            "  -H, --hashes INT         bits per s-mer in its shard [%d]\n"
+            "      --shard-bits INT     shard size, 256 or 512 bits [%d]\n"
+            "      --bits-per-kmer NUM  filter bits per reference k-mer [%g]\n"
+            "      --size SIZE          fixed size of each target's filter instead (e.g. 128M)\n"
+            "  -@, --threads INT        threads [%d]\n"
+            "      --progress           report each step on stderr (default when it is a terminal)\n"
+            "  -h, --help               this help\n",
+            o.k, o.m, o.s, o.hashes, o.shard_bits, o.bits_per_kmer, o.threads);
+}
+
+/* "dir/MG1655-K12.fasta.gz" -> "MG1655-K12" */
+static char *default_name(const char *path)
+{
+    static const char *ext[] = {".gz", ".bgz", ".bgzf", ".xz", ".fa", ".fasta", ".fna", ".ffn", ".fas", ".fq",
+                                ".fastq", ".sam", ".bam", ".cram", ".seq"};
+    const char *base = strrchr(path, '/');
+    char *name = strdup(base ? base + 1 : path);
+    if (!name)
+        return NULL;
+    for (int again = 1; again;) {
+        again = 0;
+        size_t len = strlen(name);
+        for (size_t i = 0; i < sizeof ext / sizeof ext[0]; ++i) {
+            size_t el = strlen(ext[i]);
+            if (len > el && !strcasecmp(name + len - el, ext[i])) {
+                name[len - el] = '\0';
+                again = 1;
+                break;
+            }
+        }
+    }
+    return name;
+}
+
+int main_build(int argc, char **argv)
+{
+    static const struct option lopts[] = {
+        {"output", required_argument, NULL, 'o'},     {"kmer", required_argument, NULL, 'k'},
+        {"minimizer", required_argument, NULL, 'm'},  {"smer", required_argument, NULL, 's'},
+        {"hashes", required_argument, NULL, 'H'},     {"shard-bits", required_argument, NULL, OPT_SHARD_BITS},
+        {"bits-per-kmer", required_argument, NULL, OPT_BITS_PER_KMER},
+        {"size", required_argument, NULL, OPT_SIZE},  {"threads", required_argument, NULL, '@'},
+        {"progress", no_argument, NULL, OPT_PROGRESS}, {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    const char *cmd = "build", *out = NULL;
+    sbf_opt_t opt;
+    sbf_opt_init(&opt);
+    int progress = isatty(STDERR_FILENO), c, bits_given = 0;
+    while ((c = getopt_long(argc, argv, "o:k:m:s:H:@:h", lopts, NULL)) >= 0) {
+        int bad = 0;
+        switch (c) {
+        case 'o': out = optarg; break;
+        case 'k': bad = cli_int(cmd, "-k", optarg, 1, 32, &opt.k); break;
+        case 'm': bad = cli_int(cmd, "-m", optarg, 1, 32, &opt.m); break;
+        case 's': bad = cli_int(cmd, "-s", optarg, 1, 32, &opt.s); break;
+        case 'H': bad = cli_int(cmd, "-H", optarg, 1, 64, &opt.hashes); break;
+        case OPT_SHARD_BITS: bad = cli_int(cmd, "--shard-bits", optarg, 256, 512, &opt.shard_bits); break;
+        case OPT_BITS_PER_KMER:
+            bad = cli_double(cmd, "--bits-per-kmer", optarg, 0.5, 1024, &opt.bits_per_kmer);
+            bits_given = 1;
+            break;
+        case OPT_SIZE: bad = cli_size(cmd, "--size", optarg, &opt.size_bytes); break;
+        case '@': bad = cli_int(cmd, "-@", optarg, 1, 1024, &opt.threads); break;
+        case OPT_PROGRESS: progress = 1; break;
+        case 'h': usage_build(stdout); return 0;
+        default: usage_build(stderr); return 1;
+        }
+        if (bad)
+            return 1;
+    }
+    if (!out) {
+        cli_error(cmd, "no output index given (-o IDX.sbf)");
+        usage_build(stderr);
+        return 1;
+    }
+    if (optind >= argc) {
+        cli_error(cmd, "no reference given");
+        usage_build(stderr);
+        return 1;
+    }
+    if (bits_given && opt.size_bytes) {
+        cli_error(cmd, "--bits-per-kmer and --size are alternatives: give one");
+        return 1;
+    }
+
+    sbf_builder_t *b;
+    if (sbf_builder_init(&opt, &b) != SBF_OK) {
+        cli_error(cmd, "%s", sbf_last_error());
+        return 1;
+    }
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    /* Targets in the order of first appearance; NAME= repeated adds files to the same target. */
+    char **names = calloc((size_t)(argc - optind), sizeof *names);
+    int n_names = 0, status = 1;
+    if (!names) {
+        cli_error(cmd, "out of memory");
+        sbf_builder_destroy(b);
+        return 1;
+    }
+    for (int i = optind; i < argc; ++i) {
+        const char *arg = argv[i], *eq = strchr(arg, '=');
+        const char *path = arg;
+        char *name;
+        if (eq && !memchr(arg, '/', (size_t)(eq - arg))) {
+            name = strndup(arg, (size_t)(eq - arg));
+            path = eq + 1;
+        } else {
+            name = default_name(arg);
+        }
+        if (!name) {
+            cli_error(cmd, "out of memory");
+            goto done;
+        }
+        if (!*name || !*path) {
+            cli_error(cmd, "'%s': expected [NAME=]FILE with a non-empty name and file", arg);
+            free(name);
+            goto done;
+        }
+        int t = -1;
+        for (int j = 0; j < n_names; ++j)
+            if (!strcmp(names[j], name))
+                t = j;
+        if (t < 0) {
+            t = sbf_builder_add_target(b, name);
+            if (t < 0) {
+                cli_error(cmd, "%s", sbf_last_error());
+                free(name);
+                goto done;
+            }
+            names[n_names++] = name;
+        } else {
+            free(name);
+        }
+        if (progress)
+            fprintf(stderr, "sbf build: reading %s into target '%s'\n", path, names[t]);
+        if (sbf_builder_add_file(b, t, path) != SBF_OK) {
+            cli_error(cmd, "%s", sbf_last_error());
+            goto done;
+        }
+    }
+    if (progress)
+        fprintf(stderr, "sbf build: building %d filter%s with %d thread%s\n", n_names, n_names > 1 ? "s" : "",
+                opt.threads, opt.threads > 1 ? "s" : "");
+    sbf_index_t *idx;
+    int rc = sbf_builder_finish(b, &idx);
+    b = NULL;
+    if (rc != SBF_OK) {
+        cli_error(cmd, "%s", sbf_last_error());
+        goto done;
+    }
+    if (progress)
+        fprintf(stderr, "sbf build: writing %s\n", out);
+    if (sbf_index_save(idx, out) != SBF_OK) {
+        cli_error(cmd, "%s", sbf_last_error());
+        sbf_index_destroy(idx);
+        goto done;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (progress) {
+        for (int t = 0; t < sbf_index_n_targets(idx); ++t) {
+            sbf_target_info_t ti;
+            char sz[32];
+            if (sbf_index_target(idx, t, &ti) == SBF_OK)
+                fprintf(stderr, "sbf build: %-16s %12llu k-mers  %10s  fill %.3f  predicted FPR %.3g\n",
+                        ti.name, (unsigned long long)ti.kmers, cli_bytes(ti.bytes, sz, sizeof sz), ti.fill,
+                        ti.predicted_fpr);
+        }
+        fprintf(stderr, "sbf build: done in %.2f s\n",
+                (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
+    }
+    sbf_index_destroy(idx);
+    status = 0;
+done:
+    sbf_builder_destroy(b);
+    for (int j = 0; j < n_names; ++j)
+        free(names[j]);
+    free(names);
+    return status;
+}

@@ -1,0 +1,100 @@
+/* sbf_cli.c -- helpers shared by the subcommands of `sbf`. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sbf_cli.h"
+
+void cli_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fflush(stdout);
+    fprintf(stderr, "sbf %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+int cli_int(const char *cmd, const char *option, const char *arg, long min, long max, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(arg, &end, 10);
+    if (errno || end == arg || *end || v < min || v > max) {
+        cli_error(cmd, "invalid value '%s' for %s: expected an integer from %ld to %ld", arg, option, min, max);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+int cli_double(const char *cmd, const char *option, const char *arg, double min, double max, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(arg, &end);
+    if (errno || end == arg || *end || !(v >= min && v <= max)) {
+        cli_error(cmd, "invalid value '%s' for %s: expected a number from %g to %g", arg, option, min, max);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int cli_size(const char *cmd, const char *option, const char *arg, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(arg, &end);
+    double mult = 1;
+    if (end != arg && *end) {
+        switch (*end == 'k' ? 'K' : *end) {
+        case 'K': mult = 1024.0; break;
+        case 'M': mult = 1024.0 * 1024; break;
+        case 'G': mult = 1024.0 * 1024 * 1024; break;
+        case 'T': mult = 1024.0 * 1024 * 1024 * 1024; break;
+        default: mult = 0; break;
+        }
+        ++end;
+        if (*end == 'i')
+            ++end;
+        if (*end == 'B' || *end == 'b')
+            ++end;
+    }
+    v *= mult;
+    if (errno || end == arg || *end || !(v >= 1.0 && v < 9.0e18)) {
+        cli_error(cmd, "invalid size '%s' for %s: expected a positive number of bytes, K/M/G/T suffixes allowed",
+                  arg, option);
+        return -1;
+    }
+    *out = (uint64_t)ceil(v);
+    return 0;
+}
+
+const char *cli_bytes(uint64_t bytes, char *buf, size_t size)
+{
+    static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = (double)bytes;
+    int u = 0;
+    while (v >= 1024.0 && u < 4) {
+        v /= 1024.0;
+        ++u;
+    }
+    if (u == 0)
+        snprintf(buf, size, "%llu B", (unsigned long long)bytes);
+    else
+        snprintf(buf, size, "%.1f %s", v, unit[u]);
+    return buf;
+}
+
+int cli_finish_stdout(const char *cmd)
+{
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        cli_error(cmd, "error writing to standard output: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
+}

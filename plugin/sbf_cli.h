@@ -1,0 +1,45 @@
+/* sbf_cli.h -- what every `sbf` subcommand shares: error printing, number parsing, options. */
+#ifndef SBF_CLI_H
+#define SBF_CLI_H
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Long-only option ids start above every short option character (samtools' convention). */
+enum {
+    OPT_BITS_PER_KMER = CHAR_MAX + 1,
+    OPT_SIZE,
+    OPT_SHARD_BITS,
+    OPT_PROGRESS,
+    OPT_JSON,
+    OPT_NO_VERIFY,
+    OPT_BATCH,
+};
+
+/* "sbf CMD: message" on stderr. */
+void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Parse an integer in [min, max]; on failure print "sbf CMD: invalid value 'arg' for OPTION ..." and return -1. */
+int cli_int(const char *cmd, const char *option, const char *arg, long min, long max, int *out);
+int cli_double(const char *cmd, const char *option, const char *arg, double min, double max, double *out);
+/* Sizes: a number with an optional K, M, G or T suffix (powers of 1024), e.g. 128M. */
+int cli_size(const char *cmd, const char *option, const char *arg, uint64_t *out);
+
+/* Human-readable byte count into buf ("128.0 MiB"). */
+const char *cli_bytes(uint64_t bytes, char *buf, size_t size);
+
+/* Write-checked end of a command's standard output: flush, report an error if any write failed. */
+int cli_finish_stdout(const char *cmd);
+
+/* The subcommands. Each returns the process exit status. */
+int main_build(int argc, char **argv);
+int main_info(int argc, char **argv);
+int main_query(int argc, char **argv);
+
+void usage_build(FILE *fp);
+void usage_info(FILE *fp);
+void usage_query(FILE *fp);
+
+#endif

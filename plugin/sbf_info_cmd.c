@@ -1,0 +1,111 @@
+/* sbf_info_cmd.c -- `sbf info`: what an index holds, as text or JSON. */
+#include <string.h>
+
+#include "sbf.h"
+#include "sbf_cli.h"
+
+void usage_info(FILE *fp)
+{
+    fprintf(fp,
+            "Usage: sbf info [--json] IDX.sbf\n"
+            "\n"
+            "Prints the parameters and, per target, its sources, bases, k-mers, filter size, fill\n"
+            "and predicted false-positive rate (of a random k-mer). Checks every checksum.\n"
+            "\n"
+            "Options:\n"
+            "      --json   machine-readable output\n"
+            "  -h, --help   this help\n");
+}
+
+static void json_string(const char *s)
+{
+    putchar('"');
+    for (const unsigned char *p = (const unsigned char *)s; *p; ++p) {
+        if (*p == '"' || *p == '\\')
+            printf("\\%c", *p);
+        else if (*p < 0x20)
+            printf("\\u%04x", *p);
+        else
+            putchar(*p);
+    }
+    putchar('"');
+}
+
+static void print_json(const char *path, const sbf_index_t *idx, const sbf_opt_t *o)
+{
+    printf("{\n  \"file\": ");
+    json_string(path);
+    printf(",\n  \"sbf_version\": \"%s\",\n  \"k\": %d,\n  \"m\": %d,\n  \"s\": %d,\n  \"hashes\": %d,\n"
+           "  \"shard_bits\": %d,\n  \"bits_per_kmer\": %g,\n  \"targets\": [",
+           sbf_version(), o->k, o->m, o->s, o->hashes, o->shard_bits, o->bits_per_kmer);
+    for (int t = 0; t < sbf_index_n_targets(idx); ++t) {
+        sbf_target_info_t ti;
+        if (sbf_index_target(idx, t, &ti) != SBF_OK)
+            continue;
+        printf("%s\n    {\"name\": ", t ? "," : "");
+        json_string(ti.name);
+        printf(", \"sources\": [");
+        for (int i = 0; i < ti.n_sources; ++i) {
+            if (i)
+                printf(", ");
+            json_string(ti.sources[i]);
+        }
+        printf("], \"bases\": %llu, \"kmers\": %llu, \"bytes\": %llu, \"fill\": %.6f, \"predicted_fpr\": %.6g}",
+               (unsigned long long)ti.bases, (unsigned long long)ti.kmers, (unsigned long long)ti.bytes, ti.fill,
+               ti.predicted_fpr);
+    }
+    printf("\n  ]\n}\n");
+}
+
+static void print_text(const char *path, const sbf_index_t *idx, const sbf_opt_t *o)
+{
+    printf("file\t%s\n", path);
+    printf("parameters\tk=%d m=%d s=%d H=%d shard_bits=%d", o->k, o->m, o->s, o->hashes, o->shard_bits);
+    if (o->bits_per_kmer > 0)
+        printf(" bits_per_kmer=%g", o->bits_per_kmer);
+    printf("\ntargets\t%d\n", sbf_index_n_targets(idx));
+    printf("#target\tbases\tkmers\tbytes\tfill\tpredicted_fpr\tsources\n");
+    for (int t = 0; t < sbf_index_n_targets(idx); ++t) {
+        sbf_target_info_t ti;
+        if (sbf_index_target(idx, t, &ti) != SBF_OK)
+            continue;
+        printf("%s\t%llu\t%llu\t%llu\t%.4f\t%.3g\t", ti.name, (unsigned long long)ti.bases,
+               (unsigned long long)ti.kmers, (unsigned long long)ti.bytes, ti.fill, ti.predicted_fpr);
+        for (int i = 0; i < ti.n_sources; ++i)
+            printf("%s%s", i ? "," : "", ti.sources[i]);
+        putchar('\n');
+    }
+}
+
+int main_info(int argc, char **argv)
+{
+    static const struct option lopts[] = {
+        {"json", no_argument, NULL, OPT_JSON}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    int json = 0, c;
+    while ((c = getopt_long(argc, argv, "h", lopts, NULL)) >= 0) {
+        switch (c) {
+        case OPT_JSON: json = 1; break;
+        case 'h': usage_info(stdout); return 0;
+        default: usage_info(stderr); return 1;
+        }
+    }
+    if (optind + 1 != argc) {
+        cli_error("info", optind >= argc ? "no index given" : "one index at a time");
+        usage_info(stderr);
+        return 1;
+    }
+    const char *path = argv[optind];
+    sbf_index_t *idx;
+    if (sbf_index_load(path, 0, &idx) != SBF_OK) {
+        cli_error("info", "%s", sbf_last_error());
+        return 1;
+    }
+    sbf_opt_t o;
+    sbf_index_params(idx, &o);
+    if (json)
+        print_json(path, idx, &o);
+    else
+        print_text(path, idx, &o);
+    sbf_index_destroy(idx);
+    return cli_finish_stdout("info") ? 1 : 0;
+}

@@ -1,0 +1,101 @@
+/* sbf_main.c -- the `sbf` command: dispatch to one file per subcommand (samtools style). */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <stdio.h>
+#include <string.h>
+
+#include <htslib/hts.h>
+
+#include "sbf.h"
+#include "sbf_cli.h"
+
+typedef struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    void (*usage)(FILE *fp);
+    const char *summary;
+} command_t;
+
+static const command_t commands[] = {
+    {"build", main_build, usage_build, "build an index of one or more reference genomes"},
+    {"info", main_info, usage_info, "describe an index: parameters, targets, sizes, fill, predicted FPR"},
+    {"query", main_query, usage_query, "count the k-mers of each read found in each target (TSV)"},
+};
+#define N_COMMANDS (sizeof commands / sizeof commands[0])
+
+static void usage(FILE *fp)
+{
+    fprintf(fp,
+            "\n"
+            "Program: sbf (screen reads against reference genomes with Super Bloom filters)\n"
+            "Version: %s (htslib %s)\n\n"
+            "Usage:   sbf <command> [options]\n\n"
+            "Commands:\n",
+            sbf_version(), hts_version());
+    for (size_t i = 0; i < N_COMMANDS; ++i)
+        fprintf(fp, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(fp, "  %-10s %s\n", "help CMD", "show the options of CMD");
+    fprintf(fp, "\nOptions: --version, --help.   Documentation: README.md, doc/.\n\n");
+}
+
+static void version(void)
+{
+    printf("sbf %s\n", SBF_VERSION);
+    printf("libsbf %s\n", sbf_version());
+    printf("htslib %s\n", hts_version());
+#ifdef HAVE_CUDA
+    printf("CUDA: enabled at build time\n");
+#else
+    printf("CUDA: not built (CPU engine only)\n");
+#endif
+}
+
+static const command_t *find(const char *name)
+{
+    for (size_t i = 0; i < N_COMMANDS; ++i)
+        if (!strcmp(commands[i].name, name))
+            return &commands[i];
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    int status;
+    if (argc < 2) {
+        usage(stderr);
+        return 1;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
+        version();
+        status = 0;
+    } else if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+        usage(stdout);
+        status = 0;
+    } else if (!strcmp(cmd, "help")) {
+        const command_t *c = argc > 2 ? find(argv[2]) : NULL;
+        if (argc > 2 && !c) {
+            fprintf(stderr, "sbf help: unknown command '%s'\n", argv[2]);
+            return 1;
+        }
+        if (c)
+            c->usage(stdout);
+        else
+            usage(stdout);
+        status = 0;
+    } else {
+        const command_t *c = find(cmd);
+        if (!c) {
+            fprintf(stderr, "sbf: unknown command '%s' (see 'sbf --help')\n", cmd);
+            return 1;
+        }
+        status = c->run(argc - 1, argv + 1);
+    }
+    /* A full disk or a closed pipe must not pass for success. */
+    if (fclose(stdout) != 0 && status == 0) {
+        fprintf(stderr, "sbf: error closing standard output\n");
+        status = 1;
+    }
+    return status;
+}
