@@ -164,6 +164,10 @@ static int build_metadata(sbf_index_t *idx, uint64_t data_offset, wbuf_t *w, uin
 int sbf_index_write(sbf_index_t *idx, const char *path)
 {
     static const uint8_t zeros[SBF_ALIGN];
+    /* The file is written beside path and renamed over it: never do that to a device or a pipe. */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return sbf_error(SBFI_E_IO, "%s: exists and is not a regular file", path);
     if (idx->n_targets < 1 || (unsigned)idx->n_targets > MAX_TARGETS)
         return sbf_error(SBFI_E_PARAM, "%s: an index holds 1 to %u targets, not %d", path, MAX_TARGETS,
                          idx->n_targets);
@@ -254,6 +258,15 @@ int sbf_index_write(sbf_index_t *idx, const char *path)
 }
 
 /* ---- loading ---- */
+
+/* Bytes no checksum covers (alignment padding) must be zero, so that no flipped byte passes. */
+static int all_zero(const uint8_t *p, uint64_t n)
+{
+    for (uint64_t i = 0; i < n; ++i)
+        if (p[i])
+            return 0;
+    return 1;
+}
 
 static int parse_targets(sbf_index_t *idx, const uint8_t *meta, uint64_t meta_bytes, uint32_t n_targets,
                          uint64_t data_offset, uint64_t file_bytes, const char *path)
@@ -362,6 +375,8 @@ int sbf_index_read(const char *path, int verify, sbf_index_t **out)
         FAIL(SBFI_E_FORMAT, "%s: invalid section table in index header", path);
     if (get64(f + H_META_CHECKSUM) != sbf_xxh64(f + meta_offset, (size_t)meta_bytes, 0))
         FAIL(SBFI_E_FORMAT, "%s: corrupt index metadata (checksum mismatch)", path);
+    if (!all_zero(f + meta_offset + meta_bytes, data_offset - meta_offset - meta_bytes))
+        FAIL(SBFI_E_FORMAT, "%s: corrupt index (non-zero padding after the metadata)", path);
 
     if (!(idx = sbf_idx_new(&p)))
         FAIL(SBFI_E_NOMEM, "out of memory loading %s", path);
@@ -370,11 +385,19 @@ int sbf_index_read(const char *path, int verify, sbf_index_t **out)
     idx->map_len = (size_t)size;
     if ((rc = parse_targets(idx, f + meta_offset, meta_bytes, n_targets, data_offset, file_bytes, path)))
         goto fail;
-    for (int r = 0; r < idx->n_targets; ++r) {
+    for (int r = 0; r < idx->n_targets; ++r) {   /* offsets become pointers into the map */
         sbf_target_t *t = &idx->targets[r];
         t->bits = (uint64_t *)(void *)(f + (uintptr_t)t->bits);
-        if (verify && sbf_xxh64(t->bits, sbf_target_bytes(idx, t), 0) != t->checksum)
+    }
+    for (int r = 0; r < idx->n_targets; ++r) {
+        const sbf_target_t *t = &idx->targets[r];
+        uint64_t bytes = sbf_target_bytes(idx, t);
+        if (verify && sbf_xxh64(t->bits, bytes, 0) != t->checksum)
             FAIL(SBFI_E_FORMAT, "%s: corrupt filter of target '%s' (checksum mismatch)", path, t->name);
+        const uint8_t *end = (const uint8_t *)t->bits + bytes;
+        const uint8_t *next = r + 1 < idx->n_targets ? (const uint8_t *)idx->targets[r + 1].bits : f + file_bytes;
+        if (!all_zero(end, (uint64_t)(next - end)))
+            FAIL(SBFI_E_FORMAT, "%s: corrupt index (non-zero padding after target '%s')", path, t->name);
     }
 #undef FAIL
     *out = idx;

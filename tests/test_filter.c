@@ -1,0 +1,337 @@
+/* test_filter.c -- what the filter promises: no false negatives, strand symmetry, k-mers with
+ * N never inserted or counted, a false-positive rate that matches its prediction, and results
+ * that do not depend on thread counts or window boundaries. */
+#include <math.h>
+
+#include "testutil.h"
+
+#include "../filters/sbf_index.h"
+#include "../filters/sbf_scan.h"
+
+static const sbf_opt_t *param_sets(size_t *n)
+{
+    static sbf_opt_t sets[6];
+    sets[0] = test_opt(31, 21, 24, 2, 16);   /* near the defaults */
+    sets[1] = test_opt(31, 16, 28, 4, 16);   /* cuSBF's layout */
+    sets[2] = test_opt(31, 27, 22, 2, 16);
+    sets[3] = test_opt(21, 11, 17, 1, 8);
+    sets[4] = test_opt(32, 32, 32, 3, 16);   /* no findere, one m-mer per k-mer */
+    sets[5] = test_opt(15, 7, 13, 2, 12);
+    sets[5].shard_bits = 256;
+    *n = sizeof sets / sizeof sets[0];
+    return sets;
+}
+
+static int is_base(char c) { return strchr("ACGTacgt", c) && c; }
+
+static int kmer_valid(const char *s, size_t i, int k)
+{
+    for (int j = 0; j < k; ++j)
+        if (!is_base(s[i + (size_t)j]))
+            return 0;
+    return 1;
+}
+
+static void test_no_false_negatives(void **state)
+{
+    (void)state;
+    size_t n_sets;
+    const sbf_opt_t *sets = param_sets(&n_sets);
+    test_seed(3);
+    for (size_t p = 0; p < n_sets; ++p) {
+        char *seqs[4];
+        size_t lens[4] = {50000, 9000, 31, 5000};
+        for (int i = 0; i < 4; ++i) {
+            seqs[i] = random_dna(lens[i]);
+            for (size_t j = 0; j < lens[i] / 300; ++j)   /* N and IUPAC runs, lower case */
+                seqs[i][test_rand() % lens[i]] = "NNRYnacgt"[test_rand() % 9];
+        }
+        sbf_index_t *idx = build_from_seqs(&sets[p], seqs, 4);
+        const int k = sets[p].k;
+        for (int i = 0; i < 4; ++i) {
+            uint8_t *present = malloc(lens[i]);
+            assert_int_equal(sbf_query_kmers(idx, 0, seqs[i], lens[i], present), SBF_OK);
+            for (size_t j = 0; j + (size_t)k <= lens[i]; ++j)
+                if (kmer_valid(seqs[i], j, k) && !present[j])
+                    fail_msg("set %zu: k-mer %zu of sequence %d not found", p, j, i);
+            /* the reverse complement's k-mers too */
+            char *rc = revcomp(seqs[i], lens[i]);
+            assert_int_equal(sbf_query_kmers(idx, 0, rc, lens[i], present), SBF_OK);
+            for (size_t j = 0; j + (size_t)k <= lens[i]; ++j)
+                if (kmer_valid(rc, j, k) && !present[j])
+                    fail_msg("set %zu: reverse-complement k-mer %zu of sequence %d not found", p, j, i);
+            free(rc);
+            free(present);
+            free(seqs[i]);
+        }
+        sbf_index_destroy(idx);
+    }
+}
+
+/* A read and its reverse complement: same counts, mirrored per-k-mer answers. */
+static void test_strand_symmetry(void **state)
+{
+    (void)state;
+    test_seed(5);
+    sbf_opt_t o = test_opt(31, 21, 24, 2, 2);   /* tiny filter: plenty of false positives to compare */
+    char *ref = random_dna(200000);
+    sbf_index_t *idx = build_from_seqs(&o, &ref, 1);
+    for (int r = 0; r < 2000; ++r) {
+        size_t len = 1 + test_rand() % 400;
+        char *read = r % 2 ? random_dna(len) : strndup(ref + test_rand() % (200000 - 400), len);
+        if (r % 7 == 0)
+            read[test_rand() % len] = 'N';
+        char *rc = revcomp(read, len);
+        const char *seqs[2] = {read, rc};
+        size_t lens[2] = {len, len};
+        uint32_t kmers[2], hits[2];
+        assert_int_equal(sbf_query(idx, 2, seqs, lens, kmers, hits, 1), SBF_OK);
+        assert_int_equal(kmers[0], kmers[1]);
+        assert_int_equal(hits[0], hits[1]);
+        if (len >= 31) {
+            size_t n = len - 30;
+            uint8_t *a = malloc(n), *b = malloc(n);
+            assert_int_equal(sbf_query_kmers(idx, 0, read, len, a), SBF_OK);
+            assert_int_equal(sbf_query_kmers(idx, 0, rc, len, b), SBF_OK);
+            for (size_t i = 0; i < n; ++i)
+                assert_int_equal(a[i], b[n - 1 - i]);
+            free(a);
+            free(b);
+        }
+        free(read);
+        free(rc);
+    }
+    sbf_index_destroy(idx);
+    free(ref);
+}
+
+/* Measured false positives of 10^6 random 31-mers within 2x of the predicted rate, at budgets
+ * small enough for false positives to be counted. */
+static void test_fpr_matches_prediction(void **state)
+{
+    (void)state;
+    const sbf_opt_t sets[] = {test_opt(31, 21, 24, 2, 4), test_opt(31, 16, 28, 4, 4), test_opt(31, 25, 22, 1, 3)};
+    test_seed(9);
+    char *ref = random_dna(300000);
+    for (size_t p = 0; p < sizeof sets / sizeof sets[0]; ++p) {
+        sbf_index_t *idx = build_from_seqs(&sets[p], &ref, 1);
+        sbf_target_info_t ti;
+        assert_int_equal(sbf_index_target(idx, 0, &ti), SBF_OK);
+        enum { N = 1000000, K = 31 };
+        char *block = random_dna((size_t)N * K);
+        const char **seqs = malloc(N * sizeof *seqs);
+        size_t *lens = malloc(N * sizeof *lens);
+        uint32_t *kmers = malloc(N * sizeof *kmers), *hits = malloc(N * sizeof *hits);
+        for (size_t i = 0; i < N; ++i) {
+            seqs[i] = block + i * K;
+            lens[i] = K;
+        }
+        assert_int_equal(sbf_query(idx, N, seqs, lens, kmers, hits, 2), SBF_OK);
+        uint64_t fp = 0;
+        for (size_t i = 0; i < N; ++i) {
+            assert_int_equal(kmers[i], 1);
+            fp += hits[i];
+        }
+        double measured = (double)fp / N;
+        print_message("set %zu: fill %.3f predicted FPR %.3g measured %.3g (%llu of %d)\n", p, ti.fill,
+                      ti.predicted_fpr, measured, (unsigned long long)fp, N);
+        assert_true(fp >= 50);   /* enough events for the comparison to mean something */
+        assert_true(measured <= 2 * ti.predicted_fpr && measured >= ti.predicted_fpr / 2);
+        free(block);
+        free(seqs);
+        free(lens);
+        free(kmers);
+        free(hits);
+        sbf_index_destroy(idx);
+    }
+    free(ref);
+}
+
+/* "left + N + right" is inserted; in "left + X + right" the k-mers spanning X were never
+ * inserted, and at 64 bits per k-mer a false positive among them is very unlikely. */
+static void test_kmers_spanning_n_not_inserted(void **state)
+{
+    (void)state;
+    test_seed(13);
+    sbf_opt_t o = test_opt(31, 21, 24, 2, 64);
+    char *left = random_dna(100), *right = random_dna(100);
+    char ref[202], query[202];
+    snprintf(ref, sizeof ref, "%sN%s", left, right);
+    snprintf(query, sizeof query, "%sA%s", left, right);
+    char *seqs[1] = {ref};
+    sbf_index_t *idx = build_from_seqs(&o, seqs, 1);
+    uint8_t present[201 - 30];
+    assert_int_equal(sbf_query_kmers(idx, 0, query, 201, present), SBF_OK);
+    int spanning_hits = 0;
+    for (int i = 0; i < 201 - 30; ++i) {
+        int spans = i <= 100 && i + 30 >= 100;
+        if (spans)
+            spanning_hits += present[i];
+        else
+            assert_int_equal(present[i], 1);
+    }
+    assert_int_equal(spanning_hits, 0);
+    /* and counting skips them: 201 bases with one N hold 2 * (100 - 30) valid 31-mers */
+    const char *q = ref;
+    size_t len = 201;
+    uint32_t kmers, hits;
+    assert_int_equal(sbf_query(idx, 1, &q, &len, &kmers, &hits, 1), SBF_OK);
+    assert_int_equal(kmers, 140);
+    assert_int_equal(hits, 140);
+    sbf_index_destroy(idx);
+    free(left);
+    free(right);
+}
+
+static void test_case_and_iupac(void **state)
+{
+    (void)state;
+    test_seed(17);
+    sbf_opt_t o = test_opt(31, 21, 24, 2, 16);
+    char *ref = random_dna(5000);
+    sbf_index_t *idx = build_from_seqs(&o, &ref, 1);
+    char *lower = strdup(ref), *iupac = strdup(ref), *uracil = strdup(ref);
+    for (size_t i = 0; i < 5000; ++i) {
+        lower[i] = (char)(lower[i] | 0x20);
+        if (uracil[i] == 'T')
+            uracil[i] = 'U';
+    }
+    iupac[2500] = 'R';
+    const char *seqs[4] = {ref, lower, iupac, uracil};
+    size_t lens[4] = {5000, 5000, 5000, 5000};
+    uint32_t kmers[4], hits[4];
+    assert_int_equal(sbf_query(idx, 4, seqs, lens, kmers, hits, 1), SBF_OK);
+    assert_int_equal(kmers[0], 4970);
+    assert_int_equal(hits[0], 4970);
+    assert_int_equal(kmers[1], 4970);
+    assert_int_equal(hits[1], 4970);
+    assert_int_equal(kmers[2], 4970 - 31);   /* the 31 k-mers covering R are not k-mers */
+    assert_int_equal(hits[2], 4970 - 31);
+    assert_int_equal(kmers[3], 4970);
+    assert_int_equal(hits[3], 4970);
+    sbf_index_destroy(idx);
+    free(ref);
+    free(lower);
+    free(iupac);
+    free(uracil);
+}
+
+static void test_short_and_empty_reads(void **state)
+{
+    (void)state;
+    test_seed(19);
+    sbf_opt_t o = test_opt(31, 21, 24, 2, 16);
+    char *ref = random_dna(1000);
+    sbf_index_t *idx = build_from_seqs(&o, &ref, 1);
+    const char *seqs[4] = {ref, ref, "", "NNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNN"};
+    size_t lens[4] = {30, 31, 0, 40};
+    uint32_t kmers[4], hits[4];
+    assert_int_equal(sbf_query(idx, 4, seqs, lens, kmers, hits, 1), SBF_OK);
+    assert_int_equal(kmers[0], 0);
+    assert_int_equal(hits[0], 0);
+    assert_int_equal(kmers[1], 1);
+    assert_int_equal(hits[1], 1);
+    assert_int_equal(kmers[2], 0);
+    assert_int_equal(kmers[3], 0);
+    assert_int_equal(hits[3], 0);
+    sbf_index_destroy(idx);
+    free(ref);
+}
+
+/* Bits are only ORed: 1 thread and 2 threads build identical filters; long sequences cut into
+ * windows and chunks lose no k-mer at the boundaries. */
+static void test_threads_and_windows(void **state)
+{
+    (void)state;
+    test_seed(23);
+    size_t len = 3 * 262144 + 12345;   /* several build chunks and many scan windows */
+    char *ref = random_dna(len);
+    sbf_opt_t o1 = test_opt(31, 21, 24, 2, 16), o2 = o1;
+    o2.threads = 2;
+    sbf_index_t *a = build_from_seqs(&o1, &ref, 1), *b = build_from_seqs(&o2, &ref, 1);
+    assert_int_equal(a->targets[0].n_shards, b->targets[0].n_shards);
+    assert_memory_equal(a->targets[0].bits, b->targets[0].bits, sbf_target_bytes(a, &a->targets[0]));
+
+    const char *q = ref;
+    uint32_t kmers, hits;
+    assert_int_equal(sbf_query(a, 1, &q, &len, &kmers, &hits, 1), SBF_OK);
+    assert_int_equal(kmers, len - 30);
+    assert_int_equal(hits, len - 30);
+
+    /* many reads, one thread vs four */
+    enum { N = 3000 };
+    const char *seqs[N];
+    size_t lens[N];
+    uint32_t k1[N], h1[N], k4[N], h4[N];
+    char *other = random_dna(N * 150);
+    for (int i = 0; i < N; ++i) {
+        seqs[i] = i % 2 ? ref + test_rand() % (len - 150) : other + (size_t)i * 150;
+        lens[i] = 1 + test_rand() % 150;
+    }
+    assert_int_equal(sbf_query(a, N, seqs, lens, k1, h1, 1), SBF_OK);
+    assert_int_equal(sbf_query(a, N, seqs, lens, k4, h4, 4), SBF_OK);
+    assert_memory_equal(k1, k4, sizeof k1);
+    assert_memory_equal(h1, h4, sizeof h1);
+    sbf_index_destroy(a);
+    sbf_index_destroy(b);
+    free(ref);
+    free(other);
+}
+
+/* Targets are probed with one hashing: each target finds its own k-mers, and the per-target
+ * counts equal those of single-target indexes built apart. */
+static void test_multi_target(void **state)
+{
+    (void)state;
+    test_seed(29);
+    sbf_opt_t o = test_opt(31, 21, 24, 2, 16);
+    char *g[3] = {random_dna(40000), random_dna(7000), random_dna(500)};
+    sbf_builder_t *b;
+    sbf_index_t *multi;
+    assert_int_equal(sbf_builder_init(&o, &b), SBF_OK);
+    for (int t = 0; t < 3; ++t) {
+        char name[8];
+        snprintf(name, sizeof name, "g%d", t);
+        assert_int_equal(sbf_builder_add_target(b, name), t);
+        assert_int_equal(sbf_builder_add_seq(b, t, g[t], strlen(g[t])), SBF_OK);
+    }
+    assert_int_equal(sbf_builder_finish(b, &multi), SBF_OK);
+    assert_int_equal(sbf_index_n_targets(multi), 3);
+    /* targets of different sizes */
+    assert_true(multi->targets[0].n_shards > multi->targets[1].n_shards);
+
+    const char *seqs[3] = {g[0] + 100, g[1] + 100, g[2] + 100};
+    size_t lens[3] = {300, 300, 300};
+    uint32_t kmers[3], hits[9];
+    assert_int_equal(sbf_query(multi, 3, seqs, lens, kmers, hits, 1), SBF_OK);
+    for (int r = 0; r < 3; ++r)
+        for (int t = 0; t < 3; ++t) {
+            if (r == t)
+                assert_int_equal(hits[r * 3 + t], kmers[r]);
+            else
+                assert_true(hits[r * 3 + t] <= 2);
+        }
+    for (int t = 0; t < 3; ++t) {
+        sbf_index_t *single = build_from_seqs(&o, &g[t], 1);
+        assert_memory_equal(single->targets[0].bits, multi->targets[t].bits,
+                            sbf_target_bytes(single, &single->targets[0]));
+        sbf_index_destroy(single);
+        free(g[t]);
+    }
+    sbf_index_destroy(multi);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_no_false_negatives),
+        cmocka_unit_test(test_strand_symmetry),
+        cmocka_unit_test(test_fpr_matches_prediction),
+        cmocka_unit_test(test_kmers_spanning_n_not_inserted),
+        cmocka_unit_test(test_case_and_iupac),
+        cmocka_unit_test(test_short_and_empty_reads),
+        cmocka_unit_test(test_threads_and_windows),
+        cmocka_unit_test(test_multi_target),
+    };
+    return cmocka_run_group_tests_name("filter", tests, NULL, NULL);
+}

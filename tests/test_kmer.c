@@ -1,0 +1,222 @@
+/* test_kmer.c -- hash functions, base encoding, rolling canonical words and the window scanner
+ * against naive recomputation. These fix the bits of the format: the GPU engine must agree. */
+#include "testutil.h"
+
+#include "../filters/sbf_checksum.h"
+#include "../filters/sbf_index.h"
+#include "../filters/sbf_kmer.h"
+#include "../filters/sbf_scan.h"
+
+static void test_xxh64_vectors(void **state)
+{
+    (void)state;
+    /* Reference values of xxhsum -H64 (Debian package xxhash). */
+    char a1000[1000];
+    memset(a1000, 'a', sizeof a1000);
+    assert_true(sbf_xxh64("", 0, 0) == 0xef46db3751d8e999ULL);
+    assert_true(sbf_xxh64("abc", 3, 0) == 0x44bc2cf5ad770999ULL);
+    assert_true(sbf_xxh64(a1000, sizeof a1000, 0) == 0x56e43b712eda4223ULL);
+}
+
+static void test_mix64_is_splitmix64(void **state)
+{
+    (void)state;
+    /* splitmix64 seeded with 1234567: the reference implementation's first outputs. */
+    uint64_t s = 1234567;
+    const uint64_t expect[3] = {6457827717110365317ULL, 3203168211198807973ULL, 9817491932198370423ULL};
+    for (int i = 0; i < 3; ++i) {
+        s += 0x9e3779b97f4a7c15ULL;
+        assert_true(sbf_mix64(s) == expect[i]);
+    }
+}
+
+static void test_encoding_tables(void **state)
+{
+    (void)state;
+    for (int c = 0; c < 256; ++c)
+        assert_int_equal(sbf_nt4_ascii[c], sbf_encode_ascii((unsigned char)c));
+    assert_int_equal(sbf_encode_ascii('A'), 0);
+    assert_int_equal(sbf_encode_ascii('c'), 1);
+    assert_int_equal(sbf_encode_ascii('G'), 2);
+    assert_int_equal(sbf_encode_ascii('t'), 3);
+    assert_int_equal(sbf_encode_ascii('U'), 3);
+    assert_int_equal(sbf_encode_ascii('N'), 4);
+    assert_int_equal(sbf_encode_ascii('R'), 4);
+    /* BAM nibbles: A=1 C=2 G=4 T=8, every other code (IUPAC, N, '=') breaks a k-mer */
+    for (int c = 0; c < 16; ++c) {
+        int want = c == 1 ? 0 : c == 2 ? 1 : c == 4 ? 2 : c == 8 ? 3 : 4;
+        assert_int_equal(sbf_nt4_bam[c], want);
+    }
+}
+
+/* 2-bit value of s[0..len) read forwards, and of its reverse complement. */
+static uint64_t naive_word(const char *s, int len, int rc)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < len; ++i) {
+        unsigned c = sbf_encode_ascii((unsigned char)(rc ? s[len - 1 - i] : s[i]));
+        if (rc)
+            c = 3 - c;
+        v = (v << 2) | c;
+    }
+    return v;
+}
+
+static uint64_t naive_canonical(const char *s, int len)
+{
+    uint64_t f = naive_word(s, len, 0), r = naive_word(s, len, 1);
+    return f < r ? f : r;
+}
+
+static void test_roll_matches_naive(void **state)
+{
+    (void)state;
+    test_seed(7);
+    const int lens[] = {1, 2, 5, 16, 21, 31, 32};
+    for (size_t li = 0; li < sizeof lens / sizeof lens[0]; ++li) {
+        int len = lens[li];
+        char *s = random_dna(200);
+        sbf_roll_t r = {0, 0};
+        uint64_t mask = sbf_mask((unsigned)len);
+        for (int i = 0; i < 200; ++i) {
+            sbf_roll_push(&r, sbf_encode_ascii((unsigned char)s[i]), mask, 2u * (unsigned)(len - 1));
+            if (i + 1 >= len) {
+                const char *w = s + i + 1 - len;
+                assert_true(r.fwd == naive_word(w, len, 0));
+                assert_true(r.rev == naive_word(w, len, 1));
+                assert_true(sbf_roll_canonical(&r) == naive_canonical(w, len));
+            }
+        }
+        free(s);
+    }
+}
+
+static int valid_at(const char *s, int pos, int len)
+{
+    for (int i = 0; i < len; ++i)
+        if (sbf_encode_ascii((unsigned char)s[pos + i]) > 3)
+            return 0;
+    return 1;
+}
+
+static uint64_t naive_minimizer(const char *kmer, int k, int m)
+{
+    uint64_t best = UINT64_MAX;
+    for (int i = 0; i + m <= k; ++i) {
+        uint64_t h = sbf_hash_mmer(naive_canonical(kmer + i, m));
+        if (h < best)
+            best = h;
+    }
+    return best;
+}
+
+/* Every valid k-mer lies in exactly one run whose minimizer is the naive one; s-mer hashes of
+ * run members are the naive ones; invalid k-mers lie in no run. */
+static void check_scan(const sbf_params_t *p, const char *s, uint32_t len)
+{
+    static sbf_scan_t sc;
+    sbf_scan_window(&sc, p, sbf_nt4_ascii, (const uint8_t *)s, len);
+    const int k = p->k;
+    int n_pos = (int)len - k + 1;
+    int *covered = calloc(n_pos > 0 ? (size_t)n_pos : 1, sizeof *covered);
+    assert_non_null(covered);
+    uint32_t total = 0;
+    for (uint32_t r = 0; r < sc.n_runs; ++r) {
+        const sbf_run_t *run = &sc.runs[r];
+        assert_true(run->n >= 1);
+        if (r) { /* runs are maximal: neighbours differ in minimizer or are not adjacent */
+            const sbf_run_t *prev = &sc.runs[r - 1];
+            assert_true(prev->first + prev->n < run->first || prev->minimizer != run->minimizer);
+        }
+        for (uint32_t i = run->first; i < run->first + run->n; ++i) {
+            assert_true((int)i < n_pos);
+            assert_true(valid_at(s, (int)i, k));
+            covered[i]++;
+            assert_true(run->minimizer == naive_minimizer(s + i, k, p->m));
+        }
+        for (uint32_t j = run->first; j < run->first + run->n + (uint32_t)(k - p->s); ++j)
+            assert_true(sc.smer_hash[j] == sbf_hash_smer(naive_canonical(s + j, p->s)));
+        total += run->n;
+    }
+    for (int i = 0; i < n_pos; ++i)
+        assert_int_equal(covered[i], valid_at(s, i, k));
+    assert_int_equal(total, sc.n_kmers);
+    free(covered);
+}
+
+static void test_scan_matches_naive(void **state)
+{
+    (void)state;
+    const sbf_params_t sets[] = {
+        {31, 21, 24, 2, 512}, {31, 16, 28, 4, 256}, {32, 1, 32, 1, 512}, {32, 32, 1, 7, 512},
+        {21, 11, 19, 2, 512}, {5, 3, 4, 1, 512},    {1, 1, 1, 1, 512},
+    };
+    test_seed(11);
+    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; ++i) {
+        const sbf_params_t *p = &sets[i];
+        assert_int_equal(sbf_params_check(p), 0);
+        for (int rep = 0; rep < 6; ++rep) {
+            uint32_t len = rep == 0 ? SBF_WINDOW + (uint32_t)p->k - 1 : (uint32_t)(test_rand() % 600);
+            char *s = random_dna(len);
+            /* sprinkle N, IUPAC and lower case */
+            for (uint32_t j = 0; j < len / 50; ++j)
+                s[test_rand() % len] = "NnRYacgt"[test_rand() % 8];
+            check_scan(p, s, len);
+            free(s);
+        }
+    }
+}
+
+static void test_shard_index_uniform(void **state)
+{
+    (void)state;
+    /* 64 shards, 640k minimizer hashes of consecutive m-mers: chi-square with 63 degrees of
+     * freedom has mean 63 and stays under 120 with probability > 0.9999. */
+    enum { N = 64, DRAWS = 640000 };
+    unsigned count[N] = {0};
+    uint64_t expect_max = 7ULL << 40;
+    for (uint64_t i = 0; i < DRAWS; ++i) {
+        uint64_t sh = sbf_shard_index(sbf_hash_mmer(i), N);
+        assert_true(sh < N);
+        count[sh]++;
+    }
+    double chi = 0, e = (double)DRAWS / N;
+    for (int i = 0; i < N; ++i)
+        chi += (count[i] - e) * (count[i] - e) / e;
+    assert_true(chi < 120.0);
+    assert_true(sbf_shard_index(UINT64_MAX, expect_max) < expect_max);
+}
+
+/* The filter of a fixed sequence at fixed parameters, frozen: changing hashing or layout
+ * breaks every index ever written, so it must come with a new SBF_FORMAT_VERSION and a new
+ * value here. The GPU engine reproduces this checksum. */
+static void test_golden_filter(void **state)
+{
+    (void)state;
+    test_seed(2024);
+    char *s = random_dna(20000);
+    sbf_opt_t o = test_opt(31, 21, 24, 2, 16.0);
+    sbf_index_t *idx = build_from_seqs(&o, &s, 1);
+    const sbf_target_t *t = &idx->targets[0];
+    uint64_t sum = sbf_xxh64(t->bits, sbf_target_bytes(idx, t), 0);
+    print_message("golden filter: %llu shards, xxh64 %016llx\n", (unsigned long long)t->n_shards,
+                  (unsigned long long)sum);
+    assert_int_equal(t->n_shards, (19970u * 16u + 511u) / 512u);
+    assert_true(sum == 0xf85f2d506c89dd9dULL);
+    sbf_index_destroy(idx);
+    free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_xxh64_vectors),
+        cmocka_unit_test(test_mix64_is_splitmix64),
+        cmocka_unit_test(test_encoding_tables),
+        cmocka_unit_test(test_roll_matches_naive),
+        cmocka_unit_test(test_scan_matches_naive),
+        cmocka_unit_test(test_shard_index_uniform),
+        cmocka_unit_test(test_golden_filter),
+    };
+    return cmocka_run_group_tests_name("kmer", tests, NULL, NULL);
+}
