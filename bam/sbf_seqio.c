@@ -41,6 +41,7 @@ struct sbf_seqfile_s {
     sam_hdr_t *hdr;
     bam1_t *b;
     long long n_records;
+    int read_failed;   /* a read already reported the problem: closing must not mask it */
 };
 
 static const char *format_name(enum htsExactFormat f)
@@ -76,10 +77,9 @@ int sbf_seqfile_open(const char *path, int threads, sbf_seqfile_t **out)
         goto fail;
     }
     f->format = format_name(fmt.format);
-    char first;
-    if (fmt.format == unknown_format && hpeek(hf, &first, 1) == 0)
-        f->format = "empty";   /* an empty input is an empty FASTA file, not an error */
-    if (fmt.format == fasta_format || fmt.format == fastq_format || !strcmp(f->format ? f->format : "", "empty")) {
+    if (fmt.format == empty_format)
+        f->format = "empty";   /* an empty input holds no records: not an error here */
+    if (fmt.format == fasta_format || fmt.format == fastq_format || fmt.format == empty_format) {
         f->kind = SEQ_FASTX;
         if (!(f->in.bgzf = bgzf_hopen(hf, "r"))) {
             rc = sbf_error(SBFI_E_FORMAT, "%s: cannot read the compressed stream", path);
@@ -135,7 +135,17 @@ static int kstring_set(kstring_t *ks, const char *s, size_t len)
     return kputsn(s, len, ks) < 0 ? -1 : 0;
 }
 
+static int seqfile_read(sbf_seqfile_t *f, sbf_seqrec_t *rec);
+
 int sbf_seqfile_read(sbf_seqfile_t *f, sbf_seqrec_t *rec)
+{
+    int rc = seqfile_read(f, rec);
+    if (rc < 0)
+        f->read_failed = 1;
+    return rc;
+}
+
+static int seqfile_read(sbf_seqfile_t *f, sbf_seqrec_t *rec)
 {
     if (f->kind == SEQ_FASTX) {
         int n = kseq_read(f->kseq);
@@ -183,13 +193,13 @@ int sbf_seqfile_close(sbf_seqfile_t *f)
     int rc = SBFI_OK;
     if (f->kseq)
         kseq_destroy(f->kseq);
-    if (f->in.bgzf && bgzf_close(f->in.bgzf) < 0)
+    if (f->in.bgzf && bgzf_close(f->in.bgzf) < 0 && !f->read_failed)
         rc = sbf_error(SBFI_E_IO, "%s: error closing", f->path);
     if (f->b)
         bam_destroy1(f->b);
     if (f->hdr)
         sam_hdr_destroy(f->hdr);
-    if (f->hts && hts_close(f->hts) < 0)
+    if (f->hts && hts_close(f->hts) < 0 && !f->read_failed)
         rc = sbf_error(SBFI_E_IO, "%s: error closing", f->path);
     free(f->path);
     free(f);

@@ -1,0 +1,321 @@
+/* test_api.c -- the public API: option checks with distinct messages, builder misuse, every
+ * input format giving the same filter, bad inputs named in errors, concurrent queries. */
+#include <pthread.h>
+#include <sys/stat.h>
+
+#include "testutil.h"
+
+#include "../filters/sbf_index.h"
+
+static char *tmpdir;
+
+static int setup(void **state)
+{
+    (void)state;
+    tmpdir = test_tmpdir();
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    int rc = system(cmd);
+    free(tmpdir);
+    return rc;
+}
+
+static char *write_tmp(const char *name, const char *content)
+{
+    size_t n = strlen(tmpdir) + strlen(name) + 2;
+    char *p = malloc(n);
+    snprintf(p, n, "%s/%s", tmpdir, name);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    assert_int_equal(fputs(content, f) >= 0, 1);
+    assert_int_equal(fclose(f), 0);
+    return p;
+}
+
+static void expect_opt_error(sbf_opt_t o, const char *fragment)
+{
+    assert_int_equal(sbf_opt_check(&o), SBF_E_PARAM);
+    if (!strstr(sbf_last_error(), fragment))
+        fail_msg("'%s' does not mention '%s'", sbf_last_error(), fragment);
+    sbf_builder_t *b = (sbf_builder_t *)0x1;
+    assert_int_equal(sbf_builder_init(&o, &b), SBF_E_PARAM);
+    assert_null(b);
+}
+
+static void test_options(void **state)
+{
+    (void)state;
+    sbf_opt_t d;
+    sbf_opt_init(&d);
+    assert_int_equal(sbf_opt_check(&d), SBF_OK);
+    assert_int_equal(d.k, 31);
+    assert_true(d.bits_per_kmer == 16.0);
+    sbf_opt_t o;
+    o = d; o.k = 0; expect_opt_error(o, "k=0");
+    o = d; o.k = 33; expect_opt_error(o, "k=33");
+    o = d; o.m = 32; expect_opt_error(o, "m=32");
+    o = d; o.m = 0; expect_opt_error(o, "m=0");
+    o = d; o.s = 40; expect_opt_error(o, "s=40");
+    o = d; o.hashes = 0; expect_opt_error(o, "H=0");
+    o = d; o.hashes = 8; expect_opt_error(o, "H=8");   /* 512-bit shards: at most 7 fields of 9 bits */
+    o = d; o.shard_bits = 1024; expect_opt_error(o, "1024");
+    o = d; o.bits_per_kmer = 0.1; expect_opt_error(o, "bits per k-mer");
+    o = d; o.threads = 0; expect_opt_error(o, "thread");
+    o = d; o.shard_bits = 256; o.hashes = 8; assert_int_equal(sbf_opt_check(&o), SBF_OK);
+    o = d; o.bits_per_kmer = 0; o.size_bytes = 1 << 20; assert_int_equal(sbf_opt_check(&o), SBF_OK);
+    assert_string_equal(sbf_version(), SBF_VERSION);
+}
+
+static void test_builder_misuse(void **state)
+{
+    (void)state;
+    sbf_opt_t o;
+    sbf_opt_init(&o);
+    sbf_builder_t *b;
+    sbf_index_t *idx = (sbf_index_t *)0x1;
+    assert_int_equal(sbf_builder_init(&o, &b), SBF_OK);
+    assert_int_equal(sbf_builder_finish(b, &idx), SBF_E_PARAM);   /* no target; frees b */
+    assert_null(idx);
+    assert_non_null(strstr(sbf_last_error(), "no target"));
+
+    assert_int_equal(sbf_builder_init(&o, &b), SBF_OK);
+    assert_int_equal(sbf_builder_add_target(b, ""), SBF_E_PARAM);
+    assert_int_equal(sbf_builder_add_target(b, "human"), 0);
+    assert_int_equal(sbf_builder_add_target(b, "human"), SBF_E_PARAM);
+    assert_non_null(strstr(sbf_last_error(), "twice"));
+    assert_int_equal(sbf_builder_add_seq(b, 1, "ACGT", 4), SBF_E_PARAM);
+    assert_int_equal(sbf_builder_add_seq(b, 0, "ACGTNNNNACGT", 12), SBF_OK);
+    assert_int_equal(sbf_builder_finish(b, &idx), SBF_E_PARAM);   /* no valid 31-mer */
+    assert_non_null(strstr(sbf_last_error(), "human"));
+    sbf_builder_destroy(NULL);
+}
+
+static void expect_file_error(const char *path, int code, const char *fragment)
+{
+    sbf_opt_t o;
+    sbf_opt_init(&o);
+    sbf_builder_t *b;
+    assert_int_equal(sbf_builder_init(&o, &b), SBF_OK);
+    assert_int_equal(sbf_builder_add_target(b, "x"), 0);
+    int rc = sbf_builder_add_file(b, 0, path);
+    if (rc != code)
+        fail_msg("add_file(%s) = %d, expected %d: %s", path, rc, code, sbf_last_error());
+    assert_non_null(strstr(sbf_last_error(), path));
+    if (!strstr(sbf_last_error(), fragment))
+        fail_msg("'%s' does not mention '%s'", sbf_last_error(), fragment);
+    sbf_builder_destroy(b);
+}
+
+static void test_bad_inputs(void **state)
+{
+    (void)state;
+    size_t mlen = strlen(tmpdir) + 16;
+    char *missing = malloc(mlen);
+    snprintf(missing, mlen, "%s/missing.fa", tmpdir);
+    expect_file_error(missing, SBF_E_IO, "No such file");
+    char *empty = write_tmp("empty.fa", "");
+    expect_file_error(empty, SBF_E_FORMAT, "no sequences");
+    char *text = write_tmp("notes.txt", "hello, this is not a genome\n");
+    expect_file_error(text, SBF_E_FORMAT, "not FASTA");
+    char *badq = write_tmp("bad.fq", "@r1\nACGTACGT\n+\nIIII\n");
+    expect_file_error(badq, SBF_E_FORMAT, "quality");
+    /* gzip cut short */
+    char *fa = write_tmp("cut.fa", ">a\nACGTACGTACGTACGTACGTACGTACGTACGTACGTTTGACCA\n");
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && for i in $(seq 1 400); do cat cut.fa; echo $i$i$i; done | gzip -c > full.fa.gz && "
+             "head -c $(( $(wc -c < full.fa.gz) / 2 )) full.fa.gz > cut.fa.gz",
+             tmpdir);
+    assert_int_equal(system(cmd), 0);
+    size_t n = strlen(tmpdir) + 16;
+    char *cut = malloc(n);
+    snprintf(cut, n, "%s/cut.fa.gz", tmpdir);
+    expect_file_error(cut, SBF_E_FORMAT, "truncated");
+    free(missing);
+    free(empty);
+    free(text);
+    free(badq);
+    free(fa);
+    free(cut);
+}
+
+/* FASTA (multi-line), FASTQ, gzip and SAM holding the same records build the same filter as
+ * the sequences given in memory. */
+static void test_formats_build_identical_filters(void **state)
+{
+    (void)state;
+    test_seed(37);
+    char *r1 = random_dna(700), *r2 = random_dna(450);
+    size_t cap = 8192;
+    char *fasta = malloc(cap), *fastq = malloc(cap), *sam = malloc(cap);
+    char q1[701], q2[451];
+    memset(q1, 'I', 700);
+    q1[700] = 0;
+    memset(q2, 'I', 450);
+    q2[450] = 0;
+    /* multi-line FASTA with 60 columns */
+    size_t at = (size_t)snprintf(fasta, cap, ">one first record\n");
+    for (size_t i = 0; i < 700; i += 60)
+        at += (size_t)snprintf(fasta + at, cap - at, "%.60s\n", r1 + i);
+    at += (size_t)snprintf(fasta + at, cap - at, ">two\n%s\n", r2);
+    snprintf(fastq, cap, "@one\n%s\n+\n%s\n@two\n%s\n+\n%s\n", r1, q1, r2, q2);
+    snprintf(sam, cap, "@HD\tVN:1.6\tSO:unsorted\none\t4\t*\t0\t0\t*\t*\t0\t0\t%s\t*\ntwo\t4\t*\t0\t0\t*\t*\t0\t0\t%s\t*\n", r1,
+             r2);
+    char *paths[4] = {write_tmp("x.fa", fasta), write_tmp("x.fq", fastq), write_tmp("x.sam", sam), NULL};
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "gzip -c '%s' > '%s.gz'", paths[1], paths[1]);
+    assert_int_equal(system(cmd), 0);
+    size_t n = strlen(paths[1]) + 4;
+    paths[3] = malloc(n);
+    snprintf(paths[3], n, "%s.gz", paths[1]);
+
+    sbf_opt_t o = test_opt(31, 21, 24, 2, 16);
+    char *mem[2] = {r1, r2};
+    sbf_index_t *ref = build_from_seqs(&o, mem, 2);
+    for (int i = 0; i < 4; ++i) {
+        sbf_builder_t *b;
+        sbf_index_t *idx;
+        assert_int_equal(sbf_builder_init(&o, &b), SBF_OK);
+        assert_int_equal(sbf_builder_add_target(b, "t0"), 0);
+        if (sbf_builder_add_file(b, 0, paths[i]) != SBF_OK)
+            fail_msg("%s", sbf_last_error());
+        assert_int_equal(sbf_builder_finish(b, &idx), SBF_OK);
+        sbf_target_info_t ti;
+        assert_int_equal(sbf_index_target(idx, 0, &ti), SBF_OK);
+        assert_int_equal(ti.bases, 1150);
+        assert_int_equal(ti.kmers, 700 - 30 + 450 - 30);
+        assert_int_equal(ti.n_sources, 1);
+        assert_string_equal(ti.sources[0], paths[i]);
+        assert_int_equal(idx->targets[0].n_shards, ref->targets[0].n_shards);
+        assert_memory_equal(idx->targets[0].bits, ref->targets[0].bits, ti.bytes);
+        sbf_index_destroy(idx);
+        free(paths[i]);
+    }
+    sbf_index_destroy(ref);
+    free(r1);
+    free(r2);
+    free(fasta);
+    free(fastq);
+    free(sam);
+}
+
+typedef struct {
+    const sbf_index_t *idx;
+    int n;
+    const char **seqs;
+    size_t *lens;
+    uint32_t *kmers, *hits;
+    int rc;
+} query_arg_t;
+
+static void *query_thread(void *p)
+{
+    query_arg_t *a = p;
+    a->rc = sbf_query(a->idx, (size_t)a->n, a->seqs, a->lens, a->kmers, a->hits, 2);
+    return NULL;
+}
+
+static void test_concurrent_queries(void **state)
+{
+    (void)state;
+    test_seed(41);
+    sbf_opt_t o = test_opt(31, 21, 24, 2, 4);
+    char *ref = random_dna(100000);
+    sbf_index_t *idx = build_from_seqs(&o, &ref, 1);
+    enum { N = 5000, T = 4 };
+    char *pool = random_dna(N * 100);
+    const char **seqs = malloc(N * sizeof *seqs);
+    size_t *lens = malloc(N * sizeof *lens);
+    for (int i = 0; i < N; ++i) {
+        seqs[i] = i % 3 ? pool + (size_t)i * 100 : ref + test_rand() % (100000 - 100);
+        lens[i] = 100;
+    }
+    uint32_t *k0 = malloc(N * 4), *h0 = malloc(N * 4);
+    assert_int_equal(sbf_query(idx, N, seqs, lens, k0, h0, 1), SBF_OK);
+    pthread_t tid[T];
+    query_arg_t args[T];
+    for (int t = 0; t < T; ++t) {
+        args[t] = (query_arg_t){idx, N, seqs, lens, malloc(N * 4), malloc(N * 4), -99};
+        assert_int_equal(pthread_create(&tid[t], NULL, query_thread, &args[t]), 0);
+    }
+    for (int t = 0; t < T; ++t) {
+        assert_int_equal(pthread_join(tid[t], NULL), 0);
+        assert_int_equal(args[t].rc, SBF_OK);
+        assert_memory_equal(args[t].kmers, k0, N * 4);
+        assert_memory_equal(args[t].hits, h0, N * 4);
+        free(args[t].kmers);
+        free(args[t].hits);
+    }
+    free(k0);
+    free(h0);
+    free(seqs);
+    free(lens);
+    free(pool);
+    free(ref);
+    sbf_index_destroy(idx);
+}
+
+static void *fail_in_thread(void *p)
+{
+    (void)p;
+    sbf_opt_t o;
+    sbf_opt_init(&o);
+    o.k = 99;
+    return (void *)(intptr_t)sbf_opt_check(&o);
+}
+
+static void test_last_error_is_per_thread(void **state)
+{
+    (void)state;
+    sbf_opt_t o;
+    sbf_opt_init(&o);
+    o.m = 0;
+    assert_int_equal(sbf_opt_check(&o), SBF_E_PARAM);
+    pthread_t t;
+    void *ret;
+    assert_int_equal(pthread_create(&t, NULL, fail_in_thread, NULL), 0);
+    assert_int_equal(pthread_join(t, &ret), 0);
+    assert_int_equal((intptr_t)ret, SBF_E_PARAM);
+    assert_non_null(strstr(sbf_last_error(), "m=0"));   /* not the other thread's "k=99" */
+}
+
+static void test_size_option(void **state)
+{
+    (void)state;
+    test_seed(43);
+    sbf_opt_t o = test_opt(31, 21, 24, 2, 16);
+    o.size_bytes = 100000;   /* rounded up to whole 64-byte shards */
+    char *ref = random_dna(3000);
+    sbf_index_t *idx = build_from_seqs(&o, &ref, 1);
+    sbf_target_info_t ti;
+    assert_int_equal(sbf_index_target(idx, 0, &ti), SBF_OK);
+    assert_int_equal(ti.bytes, 100032);
+    assert_int_equal(sbf_index_target(idx, 1, &ti), SBF_E_PARAM);
+    sbf_opt_t back;
+    sbf_index_params(idx, &back);
+    assert_int_equal(back.k, 31);
+    assert_int_equal(back.m, 21);
+    assert_true(back.bits_per_kmer == 0);   /* sized by --size, not by a rate */
+    sbf_index_destroy(idx);
+    free(ref);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_options),
+        cmocka_unit_test(test_builder_misuse),
+        cmocka_unit_test(test_bad_inputs),
+        cmocka_unit_test(test_formats_build_identical_filters),
+        cmocka_unit_test(test_concurrent_queries),
+        cmocka_unit_test(test_last_error_is_per_thread),
+        cmocka_unit_test(test_size_option),
+    };
+    return cmocka_run_group_tests_name("api", tests, setup, teardown);
+}
