@@ -143,29 +143,41 @@ void sbf_insert_seq(const sbf_index_t *idx, sbf_target_t *t, sbf_scan_t *sc, con
 
 /* Test the run's s-mers against one shard and count the k-mers whose every s-mer is present.
  * A k-mer at run offset i spans s-mers i..i+k-s: it is present iff the last absent s-mer
- * seen when its final s-mer is tested lies before i. */
-static inline uint32_t probe_run(const uint64_t *w, const uint64_t *h, uint32_t n_kmers,
-                                 unsigned extra, unsigned H, unsigned log2b, uint8_t *presence)
+ * seen when its final s-mer is tested lies before i. H is a compile-time constant in each
+ * instance (probe_run_h), so the bit tests unroll. */
+static inline uint32_t probe_run_h(const uint64_t *w, const uint64_t *h, uint32_t n_kmers, unsigned extra,
+                                   const unsigned H, unsigned log2b, uint8_t *presence)
 {
     int64_t last_absent = -1;
     uint32_t count = 0;
     const unsigned n_smers = n_kmers + extra;
     for (unsigned j = 0; j < n_smers; ++j) {
-        int present = 1;
+        uint64_t present = 1;
         for (unsigned b = 0; b < H; ++b) {
             unsigned bit = sbf_smer_bit(h[j], b, log2b);
-            present &= (int)(w[bit >> 6] >> (bit & 63)) & 1;
+            present &= w[bit >> 6] >> (bit & 63);
         }
-        if (!present)
-            last_absent = j;
+        last_absent = (present & 1) ? last_absent : (int64_t)j;
         if (j >= extra) {
-            int hit = last_absent < (int64_t)(j - extra);
-            count += (uint32_t)hit;
+            uint32_t hit = last_absent < (int64_t)(j - extra);
+            count += hit;
             if (presence)
                 presence[j - extra] = (uint8_t)hit;
         }
     }
     return count;
+}
+
+static uint32_t probe_run(const uint64_t *w, const uint64_t *h, uint32_t n_kmers, unsigned extra, unsigned H,
+                          unsigned log2b, uint8_t *presence)
+{
+    switch (H) {
+    case 1: return probe_run_h(w, h, n_kmers, extra, 1, log2b, presence);
+    case 2: return probe_run_h(w, h, n_kmers, extra, 2, log2b, presence);
+    case 3: return probe_run_h(w, h, n_kmers, extra, 3, log2b, presence);
+    case 4: return probe_run_h(w, h, n_kmers, extra, 4, log2b, presence);
+    default: return probe_run_h(w, h, n_kmers, extra, H, log2b, presence);
+    }
 }
 
 void sbf_query_seq(const sbf_index_t *idx, sbf_scan_t *sc, const uint8_t code[256],

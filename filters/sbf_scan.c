@@ -1,5 +1,7 @@
 /* sbf_scan.c -- rolling canonical hashes and the sliding-window minimizer. */
 #include "sbf_scan.h"
+#include <string.h>
+
 #include "sbf_kmer.h"
 
 const uint8_t sbf_nt4_identity[256] = {
@@ -13,61 +15,72 @@ const uint8_t sbf_nt4_identity[256] = {
     4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
 };
 
-/* The monotone queue of candidate minimizers holds at most k-m+2 <= 33 entries (the window
- * of the previous k-mer plus the new m-mer) before the front is trimmed: 64 slots suffice. */
-#define DQ_SIZE 64u
-#define DQ_MASK (DQ_SIZE - 1u)
+/* Ring of the latest m-mer hashes, indexed by m-mer start position: holds the k-m+1 <= 32
+ * m-mers of a k-mer's window. */
+#define RING 32u
+#define RING_MASK (RING - 1u)
 
 void sbf_scan_window(sbf_scan_t *sc, const sbf_params_t *p, const uint8_t code[256],
                      const uint8_t *seq, uint32_t len)
 {
     const unsigned k = (unsigned)p->k, m = (unsigned)p->m, s = (unsigned)p->s;
+    const unsigned w = k - m + 1;   /* m-mers per k-mer */
     const uint64_t mask_m = sbf_mask(m), mask_s = sbf_mask(s);
     const unsigned shift_m = 2 * (m - 1), shift_s = 2 * (s - 1);
     sbf_roll_t rm = {0, 0}, rs = {0, 0};
-    uint32_t dq_pos[DQ_SIZE];
-    uint64_t dq_hash[DQ_SIZE];
-    unsigned dq_head = 0, dq_tail = 0;   /* entries head..tail-1, hashes increasing */
-    unsigned valid = 0;                  /* consecutive valid bases ending here */
+    uint64_t ring[RING];
+    uint64_t min_hash = UINT64_MAX;   /* minimum over the current window of m-mers */
+    uint32_t min_pos = 0;             /* its start position */
+    unsigned valid = 0;               /* consecutive valid bases ending here */
     uint32_t n_runs = 0, n_kmers = 0;
     sbf_run_t *runs = sc->runs;
+    uint64_t *smer_hash = sc->smer_hash;
 
     for (uint32_t pos = 0; pos < len; ++pos) {
         unsigned c = code[seq[pos]];
         if (c > 3) {
             valid = 0;
-            dq_head = dq_tail = 0;
+            min_hash = UINT64_MAX;
             continue;
         }
         sbf_roll_push(&rm, c, mask_m, shift_m);
         sbf_roll_push(&rs, c, mask_s, shift_s);
         ++valid;
         if (valid >= s)
-            sc->smer_hash[pos + 1 - s] = sbf_hash_smer(sbf_roll_canonical(&rs));
-        if (valid >= m) {
-            uint64_t h = sbf_hash_mmer(sbf_roll_canonical(&rm));
-            while (dq_tail != dq_head && dq_hash[(dq_tail - 1) & DQ_MASK] > h)
-                --dq_tail;
-            dq_pos[dq_tail & DQ_MASK] = pos + 1 - m;
-            dq_hash[dq_tail & DQ_MASK] = h;
-            ++dq_tail;
-        }
-        if (valid >= k) {
-            uint32_t first = pos + 1 - k;
-            while (dq_pos[dq_head & DQ_MASK] < first)
-                ++dq_head;
-            uint64_t mh = dq_hash[dq_head & DQ_MASK];
-            if (n_runs && runs[n_runs - 1].first + runs[n_runs - 1].n == first &&
-                runs[n_runs - 1].minimizer == mh) {
-                ++runs[n_runs - 1].n;
-            } else {
-                runs[n_runs].first = first;
-                runs[n_runs].n = 1;
-                runs[n_runs].minimizer = mh;
-                ++n_runs;
+            smer_hash[pos + 1 - s] = sbf_hash_smer(sbf_roll_canonical(&rs));
+        if (valid < m)
+            continue;
+        /* Sliding minimum, minimap2 style: a new m-mer at least as small takes over; when the
+         * minimum leaves the window, rescan the w m-mers. Both events have probability about
+         * 2/(w+1), so the branches are predictable, unlike a monotone queue's pops. */
+        const uint32_t q = pos + 1 - m;
+        const uint64_t h = sbf_hash_mmer(sbf_roll_canonical(&rm));
+        ring[q & RING_MASK] = h;
+        if (h <= min_hash) {
+            min_hash = h;
+            min_pos = q;
+        } else if (min_pos + w <= q) {
+            min_hash = UINT64_MAX;
+            for (uint32_t j = q + 1 - w; j <= q; ++j) {
+                uint64_t x = ring[j & RING_MASK];
+                if (x <= min_hash) {
+                    min_hash = x;
+                    min_pos = j;
+                }
             }
-            ++n_kmers;
         }
+        if (valid < k)
+            continue;
+        const uint32_t first = pos + 1 - k;
+        if (n_runs && runs[n_runs - 1].minimizer == min_hash && runs[n_runs - 1].first + runs[n_runs - 1].n == first) {
+            ++runs[n_runs - 1].n;
+        } else {
+            runs[n_runs].first = first;
+            runs[n_runs].n = 1;
+            runs[n_runs].minimizer = min_hash;
+            ++n_runs;
+        }
+        ++n_kmers;
     }
     sc->n_runs = n_runs;
     sc->n_kmers = n_kmers;
