@@ -4,6 +4,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "sbf_cli.h"
 
@@ -97,4 +99,89 @@ int cli_finish_stdout(const char *cmd)
         return -1;
     }
     return 0;
+}
+
+int cli_output_open(const char *cmd, const char *path, cli_output_t *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!path || !strcmp(path, "-")) {
+        out->fp = stdout;
+        return 0;
+    }
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        /* a device or a pipe is written in place: there is nothing to rename */
+        if (!(out->fp = fopen(path, "w"))) {
+            cli_error(cmd, "%s: cannot open for writing: %s", path, strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
+    size_t n = strlen(path) + 16;
+    out->path = strdup(path);
+    out->tmp = malloc(n);
+    if (!out->path || !out->tmp) {
+        cli_error(cmd, "out of memory");
+        cli_output_abort(out);
+        return -1;
+    }
+    snprintf(out->tmp, n, "%s.tmp.XXXXXX", path);
+    int fd = mkstemp(out->tmp);
+    if (fd < 0) {
+        cli_error(cmd, "%s: cannot create: %s", path, strerror(errno));
+        free(out->tmp);
+        out->tmp = NULL;
+        cli_output_abort(out);
+        return -1;
+    }
+    mode_t mask = umask(0);
+    umask(mask);
+    if (fchmod(fd, 0666 & ~mask) != 0 || !(out->fp = fdopen(fd, "w"))) {
+        cli_error(cmd, "%s: cannot open for writing: %s", out->tmp, strerror(errno));
+        close(fd);
+        cli_output_abort(out);
+        return -1;
+    }
+    return 0;
+}
+
+int cli_output_commit(const char *cmd, cli_output_t *out)
+{
+    if (out->fp == stdout) {
+        out->fp = NULL;
+        return cli_finish_stdout(cmd);
+    }
+    int failed = ferror(out->fp) || fflush(out->fp) != 0;
+    int saved = errno;
+    if (fclose(out->fp) != 0 && !failed) {
+        failed = 1;
+        saved = errno;
+    }
+    out->fp = NULL;
+    if (failed) {
+        cli_error(cmd, "%s: write failed: %s", out->path ? out->path : "output", strerror(saved));
+        cli_output_abort(out);
+        return -1;
+    }
+    if (out->tmp && rename(out->tmp, out->path) != 0) {
+        cli_error(cmd, "%s: cannot rename the temporary file into place: %s", out->path, strerror(errno));
+        cli_output_abort(out);
+        return -1;
+    }
+    free(out->tmp);
+    free(out->path);
+    out->tmp = out->path = NULL;
+    return 0;
+}
+
+void cli_output_abort(cli_output_t *out)
+{
+    if (out->fp && out->fp != stdout)
+        fclose(out->fp);
+    out->fp = NULL;
+    if (out->tmp)
+        unlink(out->tmp);
+    free(out->tmp);
+    free(out->path);
+    out->tmp = out->path = NULL;
 }

@@ -30,6 +30,19 @@ int cli_size(const char *cmd, const char *option, const char *arg, uint64_t *out
 /* Human-readable byte count into buf ("128.0 MiB"). */
 const char *cli_bytes(uint64_t bytes, char *buf, size_t size);
 
+/* An output file that appears complete or not at all: written under a temporary name in the
+ * same folder, renamed over `path` by cli_output_commit(). With path NULL or "-", stdout. */
+typedef struct {
+    FILE *fp;
+    char *path, *tmp;
+} cli_output_t;
+
+int cli_output_open(const char *cmd, const char *path, cli_output_t *out);
+/* Flush, close and rename; on any failure prints the error, removes the temporary file and returns -1. */
+int cli_output_commit(const char *cmd, cli_output_t *out);
+/* Remove the temporary file (after an error elsewhere); stdout is left as it is. */
+void cli_output_abort(cli_output_t *out);
+
 /* Write-checked end of a command's standard output: flush, report an error if any write failed. */
 int cli_finish_stdout(const char *cmd);
 

@@ -11,6 +11,7 @@ void usage_info(FILE *fp)
             "\n"
             "Prints the parameters and, per target, its sources, bases, k-mers, filter size, fill\n"
             "and predicted false-positive rate (of a random k-mer). Checks every checksum.\n"
+            "The text form is for people; use --json in scripts.\n"
             "\n"
             "Options:\n"
             "      --json   machine-readable output\n"
@@ -57,22 +58,34 @@ static void print_json(const char *path, const sbf_index_t *idx, const sbf_opt_t
     printf("\n  ]\n}\n");
 }
 
+/* Aligned table for people; --json is the stable format for programs. */
 static void print_text(const char *path, const sbf_index_t *idx, const sbf_opt_t *o)
 {
-    printf("file\t%s\n", path);
-    printf("parameters\tk=%d m=%d s=%d H=%d shard_bits=%d", o->k, o->m, o->s, o->hashes, o->shard_bits);
+    const int n = sbf_index_n_targets(idx);
+    printf("index       %s\n", path);
+    printf("parameters  k=%d m=%d s=%d H=%d, %d-bit shards", o->k, o->m, o->s, o->hashes, o->shard_bits);
     if (o->bits_per_kmer > 0)
-        printf(" bits_per_kmer=%g", o->bits_per_kmer);
-    printf("\ntargets\t%d\n", sbf_index_n_targets(idx));
-    printf("#target\tbases\tkmers\tbytes\tfill\tpredicted_fpr\tsources\n");
-    for (int t = 0; t < sbf_index_n_targets(idx); ++t) {
+        printf(", %g bits per k-mer", o->bits_per_kmer);
+    else
+        printf(", fixed filter size");
+    printf("\ntargets     %d\n\n", n);
+    int wname = 6;
+    for (int t = 0; t < n; ++t) {
         sbf_target_info_t ti;
+        if (sbf_index_target(idx, t, &ti) == SBF_OK && (int)strlen(ti.name) > wname)
+            wname = (int)strlen(ti.name);
+    }
+    printf("%-*s  %13s  %13s  %10s  %6s  %9s  %s\n", wname, "target", "bases", "k-mers", "filter", "fill",
+           "pred. FPR", "sources");
+    for (int t = 0; t < n; ++t) {
+        sbf_target_info_t ti;
+        char size[32];
         if (sbf_index_target(idx, t, &ti) != SBF_OK)
             continue;
-        printf("%s\t%llu\t%llu\t%llu\t%.4f\t%.3g\t", ti.name, (unsigned long long)ti.bases,
-               (unsigned long long)ti.kmers, (unsigned long long)ti.bytes, ti.fill, ti.predicted_fpr);
+        printf("%-*s  %13llu  %13llu  %10s  %6.4f  %9.2e  ", wname, ti.name, (unsigned long long)ti.bases,
+               (unsigned long long)ti.kmers, cli_bytes(ti.bytes, size, sizeof size), ti.fill, ti.predicted_fpr);
         for (int i = 0; i < ti.n_sources; ++i)
-            printf("%s%s", i ? "," : "", ti.sources[i]);
+            printf("%s%s", i ? ", " : "", ti.sources[i]);
         putchar('\n');
     }
 }

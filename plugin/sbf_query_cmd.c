@@ -22,6 +22,7 @@ void usage_query(FILE *fp)
             "\n"
             "Options:\n"
             "  -x, --index FILE   index built by 'sbf build' (required)\n"
+            "  -o, --output FILE  write the TSV to FILE (complete or absent) [stdout]\n"
             "  -@, --threads INT  threads [1]\n"
             "  -K, --batch SIZE   bases per batch [%uM]\n"
             "  -h, --help         this help\n",
@@ -89,15 +90,17 @@ static size_t base_name_len(const kstring_t *name)
 int main_query(int argc, char **argv)
 {
     static const struct option lopts[] = {
-        {"index", required_argument, NULL, 'x'}, {"threads", required_argument, NULL, '@'},
+        {"index", required_argument, NULL, 'x'}, {"output", required_argument, NULL, 'o'},
+        {"threads", required_argument, NULL, '@'},
         {"batch", required_argument, NULL, 'K'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-    const char *cmd = "query", *index_path = NULL;
+    const char *cmd = "query", *index_path = NULL, *out_path = NULL;
     int threads = 1, c;
     uint64_t batch_bases = DEFAULT_BATCH_BASES;
-    while ((c = getopt_long(argc, argv, "x:@:K:h", lopts, NULL)) >= 0) {
+    while ((c = getopt_long(argc, argv, "x:o:@:K:h", lopts, NULL)) >= 0) {
         int bad = 0;
         switch (c) {
         case 'x': index_path = optarg; break;
+        case 'o': out_path = optarg; break;
         case '@': bad = cli_int(cmd, "-@", optarg, 1, 1024, &threads); break;
         case 'K': bad = cli_size(cmd, "-K", optarg, &batch_bases); break;
         case 'h': usage_query(stdout); return 0;
@@ -126,6 +129,7 @@ int main_query(int argc, char **argv)
     sbf_index_t *idx = NULL;
     sbf_seqfile_t *f1 = NULL, *f2 = NULL;
     batch_t b = {0};
+    cli_output_t out = {0};
     int status = 1, rc;
     if (sbf_index_load(index_path, 0, &idx) != SBF_OK) {
         cli_error(cmd, "%s", sbf_last_error());
@@ -138,13 +142,16 @@ int main_query(int argc, char **argv)
         goto done;
     }
 
-    printf("#name\tkmers");
+    if (cli_output_open(cmd, out_path, &out) < 0)
+        goto done;
+    FILE *fp = out.fp;
+    fprintf(fp, "#name\tkmers");
     for (int t = 0; t < R; ++t) {
         sbf_target_info_t ti;
         if (sbf_index_target(idx, t, &ti) == SBF_OK)
-            printf("\t%s", ti.name);
+            fprintf(fp, "\t%s", ti.name);
     }
-    putchar('\n');
+    fputc('\n', fp);
 
     const int per = in2 ? 2 : 1;
     for (int eof = 0; !eof;) {
@@ -200,20 +207,21 @@ int main_query(int argc, char **argv)
         for (size_t i = 0; i < n; i += (size_t)per) {
             const kstring_t *name = &b.recs[i].name;
             uint64_t kmers = b.kmers[i] + (per == 2 ? b.kmers[i + 1] : 0);
-            printf("%.*s\t%llu", (int)(per == 2 ? base_name_len(name) : name->l), name->s, (unsigned long long)kmers);
+            fprintf(fp, "%.*s\t%llu", (int)(per == 2 ? base_name_len(name) : name->l), name->s, (unsigned long long)kmers);
             for (int t = 0; t < R; ++t) {
                 uint64_t h = b.hits[i * (size_t)R + (size_t)t];
                 if (per == 2)
                     h += b.hits[(i + 1) * (size_t)R + (size_t)t];
-                printf("\t%llu", (unsigned long long)h);
+                fprintf(fp, "\t%llu", (unsigned long long)h);
             }
-            putchar('\n');
+            fputc('\n', fp);
         }
-        if (ferror(stdout))
+        if (ferror(fp))
             break;
     }
-    status = cli_finish_stdout(cmd) ? 1 : 0;
+    status = cli_output_commit(cmd, &out) ? 1 : 0;
 done:
+    cli_output_abort(&out);
     if (sbf_seqfile_close(f1) != SBF_OK || sbf_seqfile_close(f2) != SBF_OK) {
         cli_error(cmd, "%s", sbf_last_error());
         status = 1;

@@ -1,2 +1,145 @@
-#!/bin/sh
-echo "ok 1 - placeholder"
+#!/usr/bin/env bash
+# cli.sh -- end-to-end tests of the sbf command: outputs compared with expected files, exit
+# codes, the exact error lines, and no damaged output left behind. Prints TAP-like lines
+# ("ok N - what" / "not ok N - what"); exits 1 if any case failed.
+# Run by `make check` (SBF and srcdir set by Makefile.am) or by hand: tests/cli.sh
+set -u
+srcdir=${srcdir:-$(cd "$(dirname "$0")" && pwd)}
+SBF=${SBF:-$srcdir/../sbf}
+data=$srcdir/data
+expected=$srcdir/expected
+work=$(mktemp -d "${TMPDIR:-/tmp}/sbf-cli.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+n=0
+failed=0
+
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
+
+# run NAME EXPECTED_STATUS CMD...: runs CMD, stdout in $work/out, stderr in $work/err
+run() {
+  local name=$1 want=$2
+  shift 2
+  "$@" > "$work/out" 2> "$work/err"
+  local got=$?
+  if [ "$got" -eq "$want" ]; then return 0; fi
+  not_ok "$name" "exit status $got, expected $want" "stderr: $(head -c 300 "$work/err")"
+  return 1
+}
+
+# check NAME EXPECTED_STATUS EXPECTED_STDERR_FIRST_LINE CMD...
+check_error() {
+  local name=$1 want=$2 line=$3
+  shift 3
+  run "$name" "$want" "$@" || return
+  local first
+  first=$(head -n 1 "$work/err")
+  if [ "$first" = "$line" ]; then ok "$name"; else not_ok "$name" "stderr: '$first'" "wanted: '$line'"; fi
+}
+
+# check_error_prefix NAME EXPECTED_STATUS PREFIX CMD...: the first stderr line starts with PREFIX
+check_error_prefix() {
+  local name=$1 want=$2 prefix=$3
+  shift 3
+  run "$name" "$want" "$@" || return
+  local first
+  first=$(head -n 1 "$work/err")
+  case $first in "$prefix"*) ok "$name" ;; *) not_ok "$name" "stderr: '$first'" "wanted: '$prefix...'" ;; esac
+}
+
+# same NAME FILE EXPECTED_FILE
+same() {
+  if cmp -s "$2" "$3"; then ok "$1"; else not_ok "$1" "$(diff "$3" "$2" | head -n 10)"; fi
+}
+
+cd "$work"
+cp "$data"/* .
+
+# ---- general ----
+run "--version exits 0" 0 "$SBF" --version &&
+  if head -n 1 out | grep -Eq '^sbf [0-9]+\.[0-9]+\.[0-9]+$'; then ok "--version first line is 'sbf X.Y.Z'"; else not_ok "--version first line" "$(head -n 1 out)"; fi
+run "--help exits 0" 0 "$SBF" --help && grep -q '^Usage:   sbf <command>' out && ok "--help prints usage to stdout"
+run "no arguments exits 1" 1 "$SBF" && grep -q 'Usage:' err && ok "no arguments: usage on stderr, exit 1"
+for cmd in build info query; do
+  run "help $cmd" 0 "$SBF" help "$cmd" && grep -q "^Usage: sbf $cmd" out && ok "sbf help $cmd prints its usage"
+  run "$cmd -h" 0 "$SBF" "$cmd" -h && grep -q "^Usage: sbf $cmd" out && ok "sbf $cmd -h prints its usage"
+done
+check_error "unknown command" 1 "sbf: unknown command 'frobnicate' (see 'sbf --help')" "$SBF" frobnicate
+check_error "help for an unknown command" 1 "sbf help: unknown command 'frobnicate'" "$SBF" help frobnicate
+check_error "build usage error: unknown option" 1 "Usage: sbf build -o IDX.sbf [options] [NAME=]REF.fa[.gz] ..." \
+  bash -c "'$SBF' build --no-such-option 2>&1 >/dev/null | grep -v unrecognized >&2; exit \${PIPESTATUS[0]}"
+
+# ---- build ----
+P=(-k 31 -m 21 -s 24 -H 2)   # pinned: expected files must not move with the defaults
+check_error "build without -o" 1 "sbf build: no output index given (-o IDX.sbf)" "$SBF" build phage_a.fa
+check_error "build without reference" 1 "sbf build: no reference given" "$SBF" build -o x.sbf
+check_error "build -k 40" 1 "sbf build: invalid value '40' for -k: expected an integer from 1 to 32" "$SBF" build -k 40 -o x.sbf phage_a.fa
+check_error "build -m > k" 1 "sbf build: minimizer length m=25 must be between 1 and k=21" "$SBF" build -k 21 -m 25 -o x.sbf phage_a.fa
+check_error "build --shard-bits 300" 1 "sbf build: shard size 300 bits must be 256 or 512" "$SBF" build --shard-bits 300 -o x.sbf phage_a.fa
+check_error "build --size and --bits-per-kmer" 1 "sbf build: --bits-per-kmer and --size are alternatives: give one" \
+  "$SBF" build --size 1M --bits-per-kmer 8 -o x.sbf phage_a.fa
+check_error "build --size nonsense" 1 "sbf build: invalid size '12Q' for --size: expected a positive number of bytes, K/M/G/T suffixes allowed" \
+  "$SBF" build --size 12Q -o x.sbf phage_a.fa
+check_error "build missing reference" 1 "sbf build: nosuch.fa: cannot open: No such file or directory" "$SBF" build -o x.sbf nosuch.fa
+[ ! -e x.sbf ] && [ -z "$(ls x.sbf.tmp.* 2>/dev/null)" ] && ok "failed build leaves no file" || not_ok "failed build leaves no file" "$(ls)"
+check_error "build from a text file" 1 "sbf build: pairs_1.fq.txt: not FASTA, FASTQ, SAM, BAM or CRAM (looks like unknown text)" \
+  bash -c "echo 'hello world' > pairs_1.fq.txt; '$SBF' build -o x.sbf pairs_1.fq.txt"
+check_error "build: target without k-mers" 1 "sbf build: target 'tiny' has no valid 31-mer (sequences shorter than k, or only N)" \
+  bash -c "printf '>t\nACGTNACGT\n' > tiny.fa; '$SBF' build -o x.sbf tiny.fa"
+check_error "build: empty name" 1 "sbf build: '=phage_a.fa': expected [NAME=]FILE with a non-empty name and file" "$SBF" build -o x.sbf =phage_a.fa
+
+run "build two targets" 0 "$SBF" build "${P[@]}" -o idx.sbf phage_a.fa B=phage_b.fa && ok "build two targets"
+run "build with 2 threads" 0 "$SBF" build "${P[@]}" -@ 2 -o idx2.sbf phage_a.fa B=phage_b.fa &&
+  same "-@ 2 builds the same bytes as -@ 1" idx2.sbf idx.sbf
+run "build from gzip" 0 bash -c "gzip -c phage_a.fa > phage_a.fa.gz && '$SBF' build ${P[*]} -o idx3.sbf phage_a.fa.gz B=phage_b.fa" &&
+  run "info of gzip build" 0 "$SBF" info --json idx3.sbf &&
+  if grep -q '"name": "phage_a", "sources": \["phage_a.fa.gz"\], "bases": 4500, "kmers": 4360' out; then
+    ok "gzip input: same target name, bases and k-mers"; else not_ok "gzip input" "$(cat out)"; fi
+run "NAME= repeated joins files" 0 "$SBF" build "${P[@]}" -o joined.sbf both=phage_a.fa both=phage_b.fa &&
+  run "info joined" 0 "$SBF" info --json joined.sbf &&
+  if grep -q '"name": "both", "sources": \["phage_a.fa", "phage_b.fa"\], "bases": 7000, "kmers": 6830' out; then
+    ok "NAME= given twice makes one target of two files"; else not_ok "NAME= repeated" "$(cat out)"; fi
+run "build --size" 0 "$SBF" build "${P[@]}" --size 64K -o sized.sbf phage_a.fa && run "info sized" 0 "$SBF" info --json sized.sbf &&
+  if grep -q '"bytes": 65536' out; then ok "--size 64K gives a 64 KiB filter"; else not_ok "--size" "$(cat out)"; fi
+
+# ---- info ----
+run "info" 0 "$SBF" info idx.sbf && same "info text" out "$expected/info.txt"
+run "info --json" 0 "$SBF" info --json idx.sbf && same "info --json" out "$expected/info.json"
+check_error "info without index" 1 "sbf info: no index given" "$SBF" info
+check_error "info of a FASTA file" 1 "sbf info: phage_a.fa: not an sbf index (bad magic)" "$SBF" info phage_a.fa
+check_error "info of a truncated index" 1 "sbf info: cut.sbf: truncated index (4000 of 14080 bytes)" \
+  bash -c "head -c 4000 idx.sbf > cut.sbf; '$SBF' info cut.sbf"
+check_error "info of a corrupted index" 1 "sbf info: flip.sbf: corrupt filter of target 'B' (checksum mismatch)" \
+  bash -c "cp idx.sbf flip.sbf; printf '\\377' | dd of=flip.sbf bs=1 seek=14000 conv=notrunc status=none; '$SBF' info flip.sbf"
+check_error "info to a full disk" 1 "sbf info: error writing to standard output: No space left on device" \
+  bash -c "'$SBF' info idx.sbf > /dev/full"
+
+# ---- query ----
+run "query" 0 "$SBF" query -x idx.sbf reads.fq && same "query: hits per read and target" out "$expected/query.tsv"
+run "query -@ 3 -K 100" 0 "$SBF" query -x idx.sbf -@ 3 -K 100 reads.fq && same "query: threads and tiny batches change nothing" out "$expected/query.tsv"
+run "query stdin" 0 bash -c "cat reads.fq | '$SBF' query -x idx.sbf -" && same "query from stdin" out "$expected/query.tsv"
+run "query gzip" 0 bash -c "gzip -c reads.fq > reads.fq.gz && '$SBF' query -x idx.sbf reads.fq.gz" && same "query from gzip" out "$expected/query.tsv"
+run "query SAM" 0 bash -c "awk 'NR%4==1{n=substr(\$1,2)} NR%4==2{print n\"\\t4\\t*\\t0\\t0\\t*\\t*\\t0\\t0\\t\"\$0\"\\t*\"}' reads.fq > reads.sam && '$SBF' query -x idx.sbf reads.sam" &&
+  same "query from SAM" out "$expected/query.tsv"
+run "query -o" 0 "$SBF" query -x idx.sbf -o q.tsv reads.fq && same "query -o FILE" q.tsv "$expected/query.tsv"
+run "query pairs" 0 "$SBF" query -x idx.sbf pairs_1.fq pairs_2.fq && same "query of pairs: one line per pair" out "$expected/query_pairs.tsv"
+check_error "query: mismatched mate names" 1 "sbf query: mate names differ: 'p2/1' in pairs_1.fq and 'p9/2' in pairs_2_misnamed.fq" \
+  "$SBF" query -x idx.sbf -o pq.tsv pairs_1.fq pairs_2_misnamed.fq
+[ ! -e pq.tsv ] && [ -z "$(ls pq.tsv.tmp.* 2>/dev/null)" ] && ok "failed query -o leaves no file" || not_ok "failed query -o leaves no file" "$(ls)"
+check_error "query: mate file shorter" 1 "sbf query: short_2.fq ends before pairs_1.fq: the mate files hold different numbers of reads" \
+  bash -c "head -n 4 pairs_2.fq > short_2.fq; '$SBF' query -x idx.sbf pairs_1.fq short_2.fq"
+check_error "query without index" 1 "sbf query: no index given (-x IDX.sbf)" "$SBF" query reads.fq
+check_error "query without input" 1 "sbf query: no input given" "$SBF" query -x idx.sbf
+check_error "query of a missing file" 1 "sbf query: nosuch.fq: cannot open: No such file or directory" "$SBF" query -x idx.sbf nosuch.fq
+check_error "query with a corrupted index" 1 "sbf query: flip.sbf: corrupt filter of target 'B' (checksum mismatch)" "$SBF" query -x flip.sbf reads.fq
+check_error "query of a FASTQ with short quality" 1 "sbf query: badq.fq: record 'r1': quality and sequence lengths differ" \
+  bash -c "printf '@r1\nACGTACGT\n+\nIII\n' > badq.fq; '$SBF' query -x idx.sbf badq.fq"
+check_error_prefix "query of a truncated gzip" 1 "sbf query: cut.fq.gz: read error or truncated compressed data after " \
+  bash -c "for i in \$(seq 300); do cat reads.fq; done | gzip -c > big.fq.gz; head -c 2000 big.fq.gz > cut.fq.gz; '$SBF' query -x idx.sbf cut.fq.gz 2>&1 >/dev/null | grep -v '^\[E::' >&2; exit \${PIPESTATUS[0]}"
+run "existing output kept on failure" 1 bash -c "cp '$expected/query.tsv' keep.tsv; '$SBF' query -x flip.sbf -o keep.tsv reads.fq" &&
+  same "a failed query leaves an existing -o file untouched" keep.tsv "$expected/query.tsv"
+run "existing index kept on failed build" 1 bash -c "cp idx.sbf keep.sbf; '$SBF' build -o keep.sbf phage_a.fa nosuch.fa" &&
+  same "a failed build leaves an existing index untouched" keep.sbf idx.sbf
+
+echo "# $((n - failed)) passed, $failed failed"
+[ "$failed" -eq 0 ]
