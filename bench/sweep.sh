@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# bench/sweep.sh -- the parameter sweep behind doc/parameters.md.
+# For each (m, s, H, shard bits) on human chr20 at 16 bits per k-mer: build time, fill,
+# predicted and measured false-positive rates (random 31-mers, E. coli k-mers, one-base variants
+# of indexed k-mers) and query throughput. Needs vt-examples and ragout-examples (Debian).
+#   bench/sweep.sh [OUT.tsv] [THREADS]     (default: doc/sweep-chr20.tsv, 1 thread)
+# Environment: MS="16 21 25" SS="22 24" HS="1 2" SHARDS="512" to narrow the grid;
+# N (random k-mers), V (variants), Q (reads for speed) to change sample sizes.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-doc/sweep-chr20.tsv}
+threads=${2:-1}
+ref=/usr/share/doc/vt/examples/ref/20.fa.gz
+other=/usr/share/doc/ragout/examples/E.Coli/references/MG1655-K12.fasta.gz
+for f in "$ref" "$other"; do
+  [ -r "$f" ] || { echo "sweep.sh: $f missing: apt-get install vt-examples ragout-examples" >&2; exit 1; }
+done
+make -s bench/sbf-bench
+: "${MS:=16 19 21 23 25 27}" "${SS:=20 22 24 26 28}" "${HS:=1 2 3}" "${SHARDS:=512}"
+: "${N:=1000000}" "${V:=1000000}" "${Q:=100000}"
+tmp=$(mktemp "$out.XXXXXX")
+trap 'rm -f "$tmp"' EXIT
+./bench/sbf-bench --header > "$tmp"
+for shard in $SHARDS; do for m in $MS; do for s in $SS; do for h in $HS; do
+  ./bench/sbf-bench -r "$ref" -o "$other" -k 31 -m "$m" -s "$s" -H "$h" --shard-bits "$shard" --bits 16 \
+    -@ "$threads" -n "$N" -v "$V" -q "$Q" | tee -a "$tmp"
+done; done; done; done
+mv "$tmp" "$out"
+trap - EXIT
+echo "sweep.sh: wrote $out" >&2
