@@ -102,7 +102,7 @@ void sbf_insert_scanned(const sbf_index_t *idx, sbf_target_t *t, const sbf_scan_
     const sbf_params_t *p = &idx->params;
     const unsigned words = sbf_params_shard_words(p), log2b = sbf_params_shard_log2(p);
     const unsigned H = (unsigned)p->hashes, extra = (unsigned)(p->k - p->s);
-    uint64_t *shard[SBF_WINDOW];
+    uint64_t **shard = (uint64_t **)sc->shard;
 
     for (uint32_t r = 0; r < sc->n_runs; ++r) {
         shard[r] = shard_ptr(t, sc->runs[r].minimizer, words);
@@ -200,16 +200,21 @@ void sbf_query_seq(const sbf_index_t *idx, sbf_scan_t *sc, const uint8_t code[25
         uint64_t wlen = len - start < SBF_WINDOW + k - 1 ? len - start : SBF_WINDOW + k - 1;
         sbf_scan_window(sc, p, code, seq + start, (uint32_t)wlen);
         *n_kmers += sc->n_kmers;
-        for (uint32_t i = 0; i < sc->n_runs; ++i)
-            for (int r = 0; r < R; ++r)
-                __builtin_prefetch(shard_ptr(&idx->targets[r], sc->runs[i].minimizer, words), 0, 0);
-        for (uint32_t i = 0; i < sc->n_runs; ++i) {
-            const sbf_run_t *run = &sc->runs[i];
-            for (int r = 0; r < R; ++r) {
-                const uint64_t *w = shard_ptr(&idx->targets[r], run->minimizer, words);
-                uint8_t *pr = presence ? presence + (uint64_t)r * row + start + run->first : NULL;
-                hits[r] += probe_run(w, sc->smer_hash + run->first, run->n, extra, H, log2b, pr);
+        for (int r = 0; r < R; ++r) {
+            /* shards of every run first, prefetched: the runs' cache misses overlap */
+            const sbf_target_t *t = &idx->targets[r];
+            const uint64_t **shard = sc->shard;
+            for (uint32_t i = 0; i < sc->n_runs; ++i) {
+                shard[i] = shard_ptr(t, sc->runs[i].minimizer, words);
+                __builtin_prefetch(shard[i], 0, 0);
             }
+            uint64_t count = 0;
+            for (uint32_t i = 0; i < sc->n_runs; ++i) {
+                const sbf_run_t *run = &sc->runs[i];
+                uint8_t *pr = presence ? presence + (uint64_t)r * row + start + run->first : NULL;
+                count += probe_run(shard[i], sc->smer_hash + run->first, run->n, extra, H, log2b, pr);
+            }
+            hits[r] += count;
         }
     }
 }

@@ -30,9 +30,9 @@
 #define SBF_MAX_K 32
 #define SBF_BASE_INVALID 4
 
-/* Seeds of the three hash roles; part of the format. */
-#define SBF_SEED_MMER  0x9e3779b97f4a7c15ULL
-#define SBF_SEED_SMER  0xd1b54a32d192ed03ULL
+/* Seeds; part of the format. m-mers and s-mers are hashed by the same function, so that with
+ * m == s one hash per base serves both roles (the words differ in length otherwise). */
+#define SBF_SEED_WORD  0x9e3779b97f4a7c15ULL
 #define SBF_SEED_SHARD 0x8cb92ba72f3d8dd7ULL
 
 /* splitmix64's finaliser: a full-avalanche bijection of 64-bit words. */
@@ -46,8 +46,8 @@ SBF_HD uint64_t sbf_mix64(uint64_t x)
     return x;
 }
 
-SBF_HD uint64_t sbf_hash_mmer(uint64_t canonical_mmer) { return sbf_mix64(canonical_mmer ^ SBF_SEED_MMER); }
-SBF_HD uint64_t sbf_hash_smer(uint64_t canonical_smer) { return sbf_mix64(canonical_smer ^ SBF_SEED_SMER); }
+SBF_HD uint64_t sbf_hash_mmer(uint64_t canonical_mmer) { return sbf_mix64(canonical_mmer ^ SBF_SEED_WORD); }
+SBF_HD uint64_t sbf_hash_smer(uint64_t canonical_smer) { return sbf_mix64(canonical_smer ^ SBF_SEED_WORD); }
 
 /* High 64 bits of a 64x64 product: maps a uniform hash onto [0, n) without a modulo. */
 SBF_HD uint64_t sbf_mulhi64(uint64_t a, uint64_t b)

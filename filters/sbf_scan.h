@@ -25,6 +25,7 @@ typedef struct {
 typedef struct {
     uint64_t smer_hash[SBF_WINDOW + SBF_MAX_K];   /* by s-mer start; valid only inside runs */
     sbf_run_t runs[SBF_WINDOW];
+    const uint64_t *shard[SBF_WINDOW];            /* scratch: each run's shard in the target at hand */
     uint32_t n_runs;
     uint32_t n_kmers;                             /* valid k-mers in the window */
 } sbf_scan_t;

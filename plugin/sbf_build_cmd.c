@@ -4,6 +4,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../filters/sbf_params.h"
 #include "sbf.h"
 #include "sbf_cli.h"
 
@@ -22,8 +23,8 @@ void usage_build(FILE *fp)
             "Options:\n"
             "  -o, --output FILE        index to write (required)\n"
             "  -k, --kmer INT           k-mer length, 1..32 [%d]\n"
-            "  -m, --minimizer INT      minimizer length choosing the shard [%d]\n"
-            "  -s, --smer INT           findere s-mer length [%d]\n"
+            "  -m, --minimizer INT      minimizer length choosing the shard [%d, or k-%d]\n"
+            "  -s, --smer INT           findere s-mer length [%d, or k-%d]\n"
             "  -H, --hashes INT         bits per s-mer in its shard [%d]\n"
             "      --shard-bits INT     shard size, 256 or 512 bits [%d]\n"
             "      --bits-per-kmer NUM  filter bits per reference k-mer [%g]\n"
@@ -31,7 +32,7 @@ void usage_build(FILE *fp)
             "  -@, --threads INT        threads [%d]\n"
             "      --progress           report each step on stderr (default when it is a terminal)\n"
             "  -h, --help               this help\n",
-            o.k, o.m, o.s, o.hashes, o.shard_bits, o.bits_per_kmer, o.threads);
+            o.k, o.m, o.k - o.m, o.s, o.k - o.s, o.hashes, o.shard_bits, o.bits_per_kmer, o.threads);
 }
 
 /* "dir/MG1655-K12.fasta.gz" -> "MG1655-K12" */
@@ -71,14 +72,14 @@ int main_build(int argc, char **argv)
     const char *cmd = "build", *out = NULL;
     sbf_opt_t opt;
     sbf_opt_init(&opt);
-    int progress = isatty(STDERR_FILENO), c, bits_given = 0;
+    int progress = isatty(STDERR_FILENO), c, bits_given = 0, m_given = 0, s_given = 0;
     while ((c = getopt_long(argc, argv, "o:k:m:s:H:@:h", lopts, NULL)) >= 0) {
         int bad = 0;
         switch (c) {
         case 'o': out = optarg; break;
         case 'k': bad = cli_int(cmd, "-k", optarg, 1, 32, &opt.k); break;
-        case 'm': bad = cli_int(cmd, "-m", optarg, 1, 32, &opt.m); break;
-        case 's': bad = cli_int(cmd, "-s", optarg, 1, 32, &opt.s); break;
+        case 'm': bad = cli_int(cmd, "-m", optarg, 1, 32, &opt.m); m_given = 1; break;
+        case 's': bad = cli_int(cmd, "-s", optarg, 1, 32, &opt.s); s_given = 1; break;
         case 'H': bad = cli_int(cmd, "-H", optarg, 1, 64, &opt.hashes); break;
         case OPT_SHARD_BITS: bad = cli_int(cmd, "--shard-bits", optarg, 256, 512, &opt.shard_bits); break;
         case OPT_BITS_PER_KMER:
@@ -104,6 +105,11 @@ int main_build(int argc, char **argv)
         usage_build(stderr);
         return 1;
     }
+    /* -k alone: the minimizer and s-mer lengths follow it (k - 6, as 25 is to 31). */
+    if (!m_given)
+        opt.m = opt.k > SBF_DEFAULT_K_MINUS_M ? opt.k - SBF_DEFAULT_K_MINUS_M : opt.k;
+    if (!s_given)
+        opt.s = opt.k > SBF_DEFAULT_K_MINUS_M ? opt.k - SBF_DEFAULT_K_MINUS_M : opt.k;
     if (bits_given && opt.size_bytes) {
         cli_error(cmd, "--bits-per-kmer and --size are alternatives: give one");
         return 1;

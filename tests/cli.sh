@@ -99,6 +99,9 @@ run "NAME= repeated joins files" 0 "$SBF" build "${P[@]}" -o joined.sbf both=pha
   run "info joined" 0 "$SBF" info --json joined.sbf &&
   if grep -q '"name": "both", "sources": \["phage_a.fa", "phage_b.fa"\], "bases": 7000, "kmers": 6830' out; then
     ok "NAME= given twice makes one target of two files"; else not_ok "NAME= repeated" "$(cat out)"; fi
+run "build -k 21 alone" 0 "$SBF" build -k 21 -o k21.sbf phage_a.fa && run "info k21" 0 "$SBF" info --json k21.sbf &&
+  if grep -q '"k": 21,' out && grep -q '"m": 15,' out && grep -q '"s": 15,' out; then
+    ok "-k alone scales m and s to k-6"; else not_ok "-k alone" "$(head -n 6 out)"; fi
 run "build --size" 0 "$SBF" build "${P[@]}" --size 64K -o sized.sbf phage_a.fa && run "info sized" 0 "$SBF" info --json sized.sbf &&
   if grep -q '"bytes": 65536' out; then ok "--size 64K gives a 64 KiB filter"; else not_ok "--size" "$(cat out)"; fi
 
