@@ -15,98 +15,113 @@ const uint8_t sbf_nt4_identity[256] = {
     4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
 };
 
-/* Ring of the latest m-mer hashes, indexed by m-mer start position: holds the k-m+1 <= 32
- * m-mers of a k-mer's window. */
-#define RING 32u
-#define RING_MASK (RING - 1u)
+/* The scan works on maximal stretches of valid bases (segments), in passes over arrays:
+ *  1. roll the canonical s-mers (and m-mers when m != s) and hash them;
+ *  2. the minimizer of every k-mer: the minimum over windows of w = k-m+1 m-mer hashes, by van
+ *     Herk / Gil-Werman blocks (suffix minima within blocks of w, running prefix minima), which
+ *     costs three min() per position and no data-dependent branch;
+ *  3. runs: a new run wherever the minimizer hash changes, by branch-free compaction.
+ * A branchy sliding minimum (monotone queue, or minimap2's rescan) mispredicted about once per
+ * k-mer; see doc/PERFORMANCE.md. */
 
-/* `shared` (m == s) is a constant in each instance: then one rolling word and one hash per base
- * serve as both the s-mer and the m-mer. */
-static inline void scan_window(sbf_scan_t *sc, const sbf_params_t *p, const uint8_t code[256],
-                               const uint8_t *seq, uint32_t len, const int shared)
+static inline uint64_t min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+/* Pass 1: from a valid base at seq[a], roll the words of length `len` up to the first invalid
+ * base or `end`, writing the hash of the word starting at i to out[i]. Returns the end of the
+ * segment of valid bases. */
+static inline uint32_t hash_words(const uint8_t code[256], const uint8_t *seq, uint32_t a, uint32_t end,
+                                  unsigned len, uint64_t *out)
 {
-    const unsigned k = (unsigned)p->k, m = (unsigned)p->m, s = (unsigned)p->s;
-    const unsigned w = k - m + 1;   /* m-mers per k-mer */
-    const uint64_t mask_m = sbf_mask(m), mask_s = sbf_mask(s);
-    /* complement of each base at the top of an m-mer / s-mer: no variable shift per base */
-    uint64_t top_m[4], top_s[4];
-    for (unsigned c = 0; c < 4; ++c) {
-        top_m[c] = (uint64_t)(3u - c) << (2 * (m - 1));
-        top_s[c] = (uint64_t)(3u - c) << (2 * (s - 1));
-    }
-    uint64_t fm = 0, rm = 0, fs = 0, rs = 0;
-    uint64_t ring[RING];
-    uint64_t min_hash = UINT64_MAX;   /* minimum over the current window of m-mers */
-    uint32_t min_pos = 0;             /* its start position */
-    unsigned valid = 0;               /* consecutive valid bases ending here */
-    uint32_t n_runs = 0, n_kmers = 0;
-    uint32_t run_first = 0, run_n = 0;
-    uint64_t run_min = 0;
-    sbf_run_t *runs = sc->runs;
-    uint64_t *smer_hash = sc->smer_hash;
-
-    for (uint32_t pos = 0; pos < len; ++pos) {
+    const uint64_t mask = sbf_mask(len);
+    uint64_t top[4];
+    for (unsigned c = 0; c < 4; ++c)
+        top[c] = (uint64_t)(3u - c) << (2 * (len - 1));
+    uint64_t f = 0, r = 0;
+    uint32_t pos = a;
+    for (; pos < end && pos < a + len - 1; ++pos) {   /* warm-up: the first len-1 bases */
         unsigned c = code[seq[pos]];
-        if (c > 3) {
-            valid = 0;
-            min_hash = UINT64_MAX;
-            continue;
-        }
-        fs = ((fs << 2) | c) & mask_s;
-        rs = (rs >> 2) | top_s[c];
-        if (!shared) {
-            fm = ((fm << 2) | c) & mask_m;
-            rm = (rm >> 2) | top_m[c];
-        }
-        ++valid;
-        uint64_t hs = 0;
-        if (valid >= s)
-            smer_hash[pos + 1 - s] = hs = sbf_hash_smer(fs < rs ? fs : rs);
-        if (valid < m)
-            continue;
-        /* Sliding minimum, minimap2 style: a new m-mer at least as small takes over; when the
-         * minimum leaves the window, rescan the w m-mers. Both events have probability about
-         * 2/(w+1), so the branches are predictable, unlike a monotone queue's pops. */
-        const uint32_t q = pos + 1 - m;
-        const uint64_t h = shared ? hs : sbf_hash_mmer(fm < rm ? fm : rm);
-        ring[q & RING_MASK] = h;
-        if (h <= min_hash) {
-            min_hash = h;
-            min_pos = q;
-        } else if (min_pos + w <= q) {
-            min_hash = UINT64_MAX;
-            for (uint32_t j = q + 1 - w; j <= q; ++j) {
-                uint64_t x = ring[j & RING_MASK];
-                if (x <= min_hash) {
-                    min_hash = x;
-                    min_pos = j;
-                }
-            }
-        }
-        if (valid < k)
-            continue;
-        /* Extend the current run or start one, without a branch: the current run is stored
-         * at every k-mer, overwriting itself until a new one starts. */
-        const uint32_t first = pos + 1 - k;
-        const int fresh = n_runs == 0 || run_min != min_hash || run_first + run_n != first;
-        n_runs += (uint32_t)fresh;
-        run_first = fresh ? first : run_first;
-        run_n = fresh ? 1 : run_n + 1;
-        run_min = min_hash;
-        runs[n_runs - 1].first = run_first;
-        runs[n_runs - 1].n = run_n;
-        runs[n_runs - 1].minimizer = run_min;
-        ++n_kmers;
+        if (c > 3)
+            return pos;
+        f = ((f << 2) | c) & mask;
+        r = (r >> 2) | top[c];
     }
-    sc->n_runs = n_runs;
-    sc->n_kmers = n_kmers;
+    for (; pos < end; ++pos) {
+        unsigned c = code[seq[pos]];
+        if (c > 3)
+            break;
+        f = ((f << 2) | c) & mask;
+        r = (r >> 2) | top[c];
+        out[pos + 1 - len] = sbf_hash_smer(min64(f, r));   /* == sbf_hash_mmer: one function */
+    }
+    return pos;
+}
+
+/* Passes 2 and 3 for the k-mers starting in [a, last] of one segment. */
+static inline uint32_t segment_runs(sbf_scan_t *sc, const uint64_t *hm, uint32_t a, uint32_t last, unsigned w,
+                                    uint32_t n_runs)
+{
+    uint64_t *suffix = sc->suffix_min, *kmin = sc->kmer_min;
+    const uint32_t last_mmer = last + w - 1;
+    /* suffix minima within blocks [a + c*w, a + (c+1)*w) */
+    for (uint32_t block = a; block <= last; block += w) {
+        uint32_t end = block + w - 1 < last_mmer ? block + w - 1 : last_mmer;
+        uint64_t m = UINT64_MAX;
+        for (uint32_t j = end + 1; j-- > block;) {
+            m = min64(m, hm[j]);
+            suffix[j] = m;
+        }
+    }
+    /* window [i, i+w-1]: suffix of i's block from i, prefix of the next block up to i+w-1 */
+    uint64_t prefix = UINT64_MAX;
+    uint32_t in_block = 0;   /* offset of j in its block */
+    for (uint32_t j = a; j <= last_mmer; ++j) {
+        /* a new block restarts the prefix: OR with all ones, without a branch */
+        prefix = min64(prefix | (0 - (uint64_t)(in_block == 0)), hm[j]);
+        in_block = in_block + 1 == w ? 0 : in_block + 1;
+        if (j >= a + w - 1)
+            kmin[j + 1 - w] = min64(suffix[j + 1 - w], prefix);
+    }
+    /* runs: write each k-mer as a candidate run start, advance when the minimizer changes */
+    sbf_run_t *runs = sc->runs;
+    runs[n_runs].first = a;
+    runs[n_runs].minimizer = kmin[a];
+    uint32_t n = n_runs + 1;
+    for (uint32_t i = a + 1; i <= last; ++i) {
+        runs[n].first = i;
+        runs[n].minimizer = kmin[i];
+        n += kmin[i] != kmin[i - 1];
+    }
+    for (uint32_t r = n_runs; r + 1 < n; ++r)
+        runs[r].n = runs[r + 1].first - runs[r].first;
+    runs[n - 1].n = last + 1 - runs[n - 1].first;
+    return n;
 }
 
 void sbf_scan_window(sbf_scan_t *sc, const sbf_params_t *p, const uint8_t code[256],
                      const uint8_t *seq, uint32_t len)
 {
-    if (p->m == p->s)
-        scan_window(sc, p, code, seq, len, 1);
-    else
-        scan_window(sc, p, code, seq, len, 0);
+    const unsigned k = (unsigned)p->k, m = (unsigned)p->m, s = (unsigned)p->s;
+    const unsigned w = k - m + 1;
+    uint32_t n_runs = 0, n_kmers = 0;
+    uint32_t pos = 0;
+    while (pos < len) {
+        if (code[seq[pos]] > 3) {
+            ++pos;
+            continue;
+        }
+        /* the segment of valid bases [a, b) */
+        const uint32_t a = pos, b = hash_words(code, seq, a, len, s, sc->smer_hash);
+        pos = b;
+        if (b - a < k)
+            continue;
+        const uint64_t *hm = sc->smer_hash;
+        if (m != s) {
+            hash_words(code, seq, a, b, m, sc->mmer_hash);
+            hm = sc->mmer_hash;
+        }
+        n_runs = segment_runs(sc, hm, a, b - k, w, n_runs);
+        n_kmers += b - a - k + 1;
+    }
+    sc->n_runs = n_runs;
+    sc->n_kmers = n_kmers;
 }

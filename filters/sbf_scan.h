@@ -24,6 +24,9 @@ typedef struct {
 
 typedef struct {
     uint64_t smer_hash[SBF_WINDOW + SBF_MAX_K];   /* by s-mer start; valid only inside runs */
+    uint64_t mmer_hash[SBF_WINDOW + SBF_MAX_K];   /* scratch: by m-mer start (when m != s) */
+    uint64_t suffix_min[SBF_WINDOW + SBF_MAX_K];  /* scratch: sliding-minimum blocks */
+    uint64_t kmer_min[SBF_WINDOW + SBF_MAX_K];    /* scratch: minimizer hash of each k-mer */
     sbf_run_t runs[SBF_WINDOW];
     const uint64_t *shard[SBF_WINDOW];            /* scratch: each run's shard in the target at hand */
     uint32_t n_runs;

@@ -164,6 +164,21 @@ static void test_scan_matches_naive(void **state)
             check_scan(p, s, len);
             free(s);
         }
+        /* repeats (one minimizer value over long stretches), and segments around k long */
+        char special[1200];
+        memset(special, 'A', 600);
+        for (int j = 600; j < 900; ++j)
+            special[j] = "AC"[j % 2];
+        special[900] = '\0';
+        check_scan(p, special, 900);
+        int at = 0;
+        for (int seg = p->k - 2; seg <= p->k + 2 && at + seg + 1 < (int)sizeof special; ++seg) {
+            for (int j = 0; j < seg; ++j)
+                special[at++] = "ACGT"[test_rand() >> 62];
+            special[at++] = 'N';
+        }
+        special[at] = '\0';
+        check_scan(p, special, (uint32_t)at);
     }
 }
 
