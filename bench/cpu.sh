@@ -6,11 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5}
-ref=/usr/share/doc/vt/examples/ref/20.fa.gz
-other=/usr/share/doc/ragout/examples/E.Coli/references/MG1655-K12.fasta.gz
-for f in "$ref" "$other"; do
-  [ -r "$f" ] || { echo "cpu.sh: $f missing: apt-get install vt-examples ragout-examples" >&2; exit 1; }
-done
+. bench/genomes.sh
 make -s sbf bench/sbf-bench
 work=$(mktemp -d "${TMPDIR:-/tmp}/sbf-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT

@@ -11,11 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-doc/sweep-chr20.tsv}
 threads=${2:-1}
-ref=/usr/share/doc/vt/examples/ref/20.fa.gz
-other=/usr/share/doc/ragout/examples/E.Coli/references/MG1655-K12.fasta.gz
-for f in "$ref" "$other"; do
-  [ -r "$f" ] || { echo "sweep.sh: $f missing: apt-get install vt-examples ragout-examples" >&2; exit 1; }
-done
+. bench/genomes.sh
 make -s bench/sbf-bench
 : "${MS:=16 19 21 23 25 27}" "${SS:=20 22 24 26 28}" "${HS:=1 2 3}" "${SHARDS:=512}"
 : "${N:=1000000}" "${V:=1000000}" "${Q:=100000}"

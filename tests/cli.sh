@@ -27,25 +27,21 @@ run() {
   return 1
 }
 
-# check NAME EXPECTED_STATUS EXPECTED_STDERR_FIRST_LINE CMD...
-check_error() {
-  local name=$1 want=$2 line=$3
-  shift 3
+# first_stderr_line MODE NAME EXPECTED_STATUS WANTED CMD...: runs CMD and compares the first
+# line of its stderr with WANTED, exactly (MODE exact) or as a prefix (MODE prefix)
+first_stderr_line() {
+  local mode=$1 name=$2 want=$3 line=$4
+  shift 4
   run "$name" "$want" "$@" || return
   local first
   first=$(head -n 1 "$work/err")
-  if [ "$first" = "$line" ]; then ok "$name"; else not_ok "$name" "stderr: '$first'" "wanted: '$line'"; fi
+  case $mode:$first in
+    "exact:$line" | "prefix:$line"*) ok "$name" ;;
+    *) not_ok "$name" "stderr: '$first'" "wanted: '$line'$([ "$mode" = prefix ] && echo ...)" ;;
+  esac
 }
-
-# check_error_prefix NAME EXPECTED_STATUS PREFIX CMD...: the first stderr line starts with PREFIX
-check_error_prefix() {
-  local name=$1 want=$2 prefix=$3
-  shift 3
-  run "$name" "$want" "$@" || return
-  local first
-  first=$(head -n 1 "$work/err")
-  case $first in "$prefix"*) ok "$name" ;; *) not_ok "$name" "stderr: '$first'" "wanted: '$prefix...'" ;; esac
-}
+check_error() { first_stderr_line exact "$@"; }
+check_error_prefix() { first_stderr_line prefix "$@"; }
 
 # same NAME FILE EXPECTED_FILE
 same() {

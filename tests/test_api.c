@@ -7,30 +7,9 @@
 
 #include "../filters/sbf_index.h"
 
-static char *tmpdir;
-
-static int setup(void **state)
-{
-    (void)state;
-    tmpdir = test_tmpdir();
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    int rc = system(cmd);
-    free(tmpdir);
-    return rc;
-}
-
 static char *write_tmp(const char *name, const char *content)
 {
-    size_t n = strlen(tmpdir) + strlen(name) + 2;
-    char *p = malloc(n);
-    snprintf(p, n, "%s/%s", tmpdir, name);
+    char *p = path_in_tmp(name);
     FILE *f = fopen(p, "w");
     assert_non_null(f);
     assert_int_equal(fputs(content, f) >= 0, 1);
@@ -317,5 +296,5 @@ int main(void)
         cmocka_unit_test(test_last_error_is_per_thread),
         cmocka_unit_test(test_size_option),
     };
-    return cmocka_run_group_tests_name("api", tests, setup, teardown);
+    return cmocka_run_group_tests_name("api", tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -10,33 +10,6 @@
 #include "../filters/sbf_format.h"
 #include "../filters/sbf_index.h"
 
-static char *tmpdir;
-
-static int setup(void **state)
-{
-    (void)state;
-    tmpdir = test_tmpdir();
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    int rc = system(cmd);
-    free(tmpdir);
-    return rc;
-}
-
-static char *path_in_tmp(const char *name)
-{
-    size_t n = strlen(tmpdir) + strlen(name) + 2;
-    char *p = malloc(n);
-    snprintf(p, n, "%s/%s", tmpdir, name);
-    return p;
-}
-
 static uint8_t *slurp(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
@@ -258,5 +231,5 @@ int main(void)
         cmocka_unit_test(test_magic_and_version),
         cmocka_unit_test(test_save_failures_leave_nothing),
     };
-    return cmocka_run_group_tests_name("format", tests, setup, teardown);
+    return cmocka_run_group_tests_name("format", tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -91,12 +91,37 @@ static inline sbf_index_t *build_from_seqs(const sbf_opt_t *o, char **seqs, size
     return idx;
 }
 
-static inline char *test_tmpdir(void)
+/* One scratch folder per test program: group setup makes it, group teardown removes it. */
+static char *tmpdir;
+
+static inline int tmpdir_setup(void **state)
 {
+    (void)state;
     char tmpl[] = "/tmp/sbf-test-XXXXXX";
     char *d = mkdtemp(tmpl);
-    assert_non_null(d);
-    return strdup(d);
+    if (!d || !(tmpdir = strdup(d)))
+        return -1;
+    return 0;
+}
+
+static inline int tmpdir_teardown(void **state)
+{
+    (void)state;
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    int rc = system(cmd);
+    free(tmpdir);
+    return rc;
+}
+
+/* tmpdir/name, malloc'd */
+static inline char *path_in_tmp(const char *name)
+{
+    size_t n = strlen(tmpdir) + strlen(name) + 2;
+    char *p = malloc(n);
+    assert_non_null(p);
+    snprintf(p, n, "%s/%s", tmpdir, name);
+    return p;
 }
 
 #endif
