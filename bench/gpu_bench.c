@@ -1,0 +1,227 @@
+/* gpu_bench.c -- GPU engine timings on device-resident data (CUDA events, after a warm-up,
+ * median of R runs): build and query Gkmer/s on a reference (human chr20) and on a random
+ * sequence of G bases, and the false-positive rate of random k-mers.
+ *   sbf-gpu-bench [-r REF.fa.gz] [-g RANDOM_BASES] [-n RANDOM_KMERS] [-q READS] [-R RUNS] [-T TARGETS]
+ * Prints a short table. bench/gpu.sh runs it on the GPU machine. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../bam/sbf_seqio.h"
+#include "../filters/sbf_build.h"
+#include "../filters/sbf_error.h"
+#include "../filters/sbf_index.h"
+#include "../filters/sbf_kmer.h"
+#include "../gpu/sbf_gpu.h"
+
+static uint64_t rng = 0x853c49e6748fea9bULL;
+static inline uint64_t rnd(void)
+{
+    rng ^= rng >> 12;
+    rng ^= rng << 25;
+    rng ^= rng >> 27;
+    return rng * 0x2545F4914F6CDD1DULL;
+}
+
+static void die(const char *what)
+{
+    fprintf(stderr, "sbf-gpu-bench: %s: %s\n", what, sbf_error_message());
+    exit(1);
+}
+
+/* Random ASCII reads of `len` bases packed with offsets; from `src` (ASCII, clean windows) if given. */
+static char *make_reads(size_t n, size_t len, const char *src, size_t src_len, uint64_t **offsets_out)
+{
+    char *buf = malloc(n * len);
+    uint64_t *off = malloc((n + 1) * sizeof *off);
+    if (!buf || !off)
+        exit(1);
+    for (size_t i = 0; i < n; ++i) {
+        char *r = buf + i * len;
+        if (src) {
+            for (;;) {
+                size_t from = rnd() % (src_len - len), j;
+                for (j = 0; j < len && sbf_encode_ascii((unsigned char)src[from + j]) < 4; ++j)
+                    ;
+                if (j == len) {
+                    memcpy(r, src + from, len);
+                    break;
+                }
+            }
+        } else {
+            for (size_t j = 0; j < len; ++j)
+                r[j] = "ACGT"[rnd() >> 62];
+        }
+        off[i] = i * len;
+    }
+    off[n] = n * len;
+    *offsets_out = off;
+    return buf;
+}
+
+static void bench_one(const char *name, sbf_seqbuf_t *sb, const char *ascii, size_t ascii_len, long n_random,
+                      long n_reads, int runs, int n_targets)
+{
+    sbf_params_t p;
+    sbf_params_default(&p);
+    sbf_index_t *idx = sbf_idx_new(&p);
+    uint64_t shards = sbf_shards_for(&p, sb->kmers, SBF_DEFAULT_BITS_PER_KMER);
+    if (!idx || sbf_idx_add_target(idx, name, shards) < 0)
+        die("index");
+    double ms_build;
+    if (sbf_gpu_bench_build(0, idx, &idx->targets[0], sb->codes, sb->len, runs, &ms_build))
+        die("build");
+    printf("%-10s build   %12llu k-mers  %8.3f ms  %7.2f Gkmer/s   (%.1f MiB filter, fill %.4f, pred. FPR %.3g)\n", name,
+           (unsigned long long)sb->kmers, ms_build, (double)sb->kmers / ms_build / 1e6,
+           (double)sbf_target_bytes(idx, &idx->targets[0]) / 1048576.0, idx->targets[0].fill,
+           idx->targets[0].predicted_fpr);
+    /* more targets: copies of the first, so every probe does the same work */
+    for (int t = 1; t < n_targets; ++t) {
+        char tn[32];
+        snprintf(tn, sizeof tn, "copy%d", t);
+        if (sbf_idx_add_target(idx, tn, shards) < 0)
+            die("index");
+        memcpy(idx->targets[t].bits, idx->targets[0].bits, sbf_target_bytes(idx, &idx->targets[0]));
+    }
+    int keep = idx->n_targets;
+    for (int R = 1; R <= keep; R = R == 1 && keep > 1 ? keep : keep + 1) {
+        idx->n_targets = R;
+        sbf_gpu_index_t *g;
+        if (sbf_gpu_index_upload(0, idx, &g))
+            die("upload");
+        uint64_t *off;
+        double ms;
+        uint64_t kmers;
+        if (ascii) {
+            char *reads = make_reads((size_t)n_reads, 150, ascii, ascii_len, &off);
+            if (sbf_gpu_bench_query(g, reads, off, (size_t)n_reads, runs, &ms, &kmers))
+                die("query");
+            printf("%-10s query   %12llu k-mers  %8.3f ms  %7.2f Gkmer/s   150 bp reads from the reference, %d target%s\n",
+                   name, (unsigned long long)kmers, ms, (double)kmers / ms / 1e6, R, R > 1 ? "s" : "");
+            free(reads);
+            free(off);
+        }
+        char *neg = make_reads((size_t)n_reads, 150, NULL, 0, &off);
+        if (sbf_gpu_bench_query(g, neg, off, (size_t)n_reads, runs, &ms, &kmers))
+            die("query");
+        printf("%-10s query   %12llu k-mers  %8.3f ms  %7.2f Gkmer/s   150 bp random reads, %d target%s\n", name,
+               (unsigned long long)kmers, ms, (double)kmers / ms / 1e6, R, R > 1 ? "s" : "");
+        free(neg);
+        free(off);
+        sbf_gpu_index_free(g);
+    }
+    idx->n_targets = keep;
+    if (n_random > 0) {   /* false positives of random k-mers, counted through sbf_gpu_query */
+        sbf_gpu_index_t *g;
+        int saved = idx->n_targets;
+        idx->n_targets = 1;
+        if (sbf_gpu_index_upload(0, idx, &g))
+            die("upload");
+        const size_t per = 120, len = per + 30, n = (size_t)(n_random + per - 1) / per;
+        uint64_t *off;
+        char *rk = make_reads(n, len, NULL, 0, &off);
+        const char **seqs = malloc(n * sizeof *seqs);
+        size_t *lens = malloc(n * sizeof *lens);
+        uint32_t *kc = malloc(n * sizeof *kc), *hc = malloc(n * sizeof *hc);
+        for (size_t i = 0; i < n; ++i) {
+            seqs[i] = rk + off[i];
+            lens[i] = len;
+        }
+        if (sbf_gpu_query(g, n, seqs, lens, kc, hc))
+            die("query");
+        uint64_t k = 0, h = 0;
+        for (size_t i = 0; i < n; ++i) {
+            k += kc[i];
+            h += hc[i];
+        }
+        printf("%-10s FPR     %12llu random 31-mers: %llu hits = %.6f%% (predicted %.6f%%)\n", name,
+               (unsigned long long)k, (unsigned long long)h, 100.0 * (double)h / (double)k,
+               100.0 * idx->targets[0].predicted_fpr);
+        free(rk);
+        free(off);
+        free(seqs);
+        free(lens);
+        free(kc);
+        free(hc);
+        sbf_gpu_index_free(g);
+        idx->n_targets = saved;
+    }
+    sbf_idx_free(idx);
+}
+
+int main(int argc, char **argv)
+{
+    const char *ref = NULL;
+    long gbases = 0, n_random = 100000000, n_reads = 4000000;
+    int runs = 10, targets = 8, c;
+    while ((c = getopt(argc, argv, "r:g:n:q:R:T:")) >= 0) {
+        switch (c) {
+        case 'r': ref = optarg; break;
+        case 'g': gbases = atol(optarg); break;
+        case 'n': n_random = atol(optarg); break;
+        case 'q': n_reads = atol(optarg); break;
+        case 'R': runs = atoi(optarg); break;
+        case 'T': targets = atoi(optarg); break;
+        default: return 1;
+        }
+    }
+    if (sbf_gpu_count() == 0) {
+        fprintf(stderr, "sbf-gpu-bench: no usable GPU\n");
+        return 77;
+    }
+    char desc[256];
+    sbf_gpu_describe(0, desc, sizeof desc);
+    printf("device 0: %s\n", desc);
+    sbf_params_t p;
+    sbf_params_default(&p);
+    printf("parameters: k=%d m=%d s=%d H=%d %d-bit shards, %g bits per k-mer; median of %d runs after a warm-up\n",
+           p.k, p.m, p.s, p.hashes, p.shard_bits, SBF_DEFAULT_BITS_PER_KMER, runs);
+    if (ref) {
+        sbf_seqbuf_t sb;
+        sbf_seqbuf_init(&sb);
+        sbf_seqfile_t *f;
+        if (sbf_seqfile_open(ref, 4, &f))
+            die(ref);
+        sbf_seqrec_t rec = {{0, 0, NULL}, {0, 0, NULL}};
+        size_t cap = 1 << 26, alen = 0;
+        char *ascii = malloc(cap);
+        while (sbf_seqfile_read(f, &rec) == 1) {
+            if (sbf_seqbuf_append(&sb, sbf_nt4_ascii, (const uint8_t *)rec.seq.s, rec.seq.l, p.k))
+                die("append");
+            while (alen + rec.seq.l + 1 > cap)
+                ascii = realloc(ascii, cap *= 2);
+            memcpy(ascii + alen, rec.seq.s, rec.seq.l);
+            alen += rec.seq.l;
+            ascii[alen++] = 'N';
+        }
+        sbf_seqfile_close(f);
+        const char *base = strrchr(ref, '/');
+        char name[16];
+        snprintf(name, sizeof name, "%.10s", base ? base + 1 : ref);
+        bench_one(name, &sb, ascii, alen, n_random, n_reads, runs, targets);
+        sbf_seqbuf_free(&sb);
+        free(ascii);
+    }
+    if (gbases > 0) {
+        sbf_seqbuf_t sb;
+        sbf_seqbuf_init(&sb);
+        size_t chunk = 1 << 24;
+        uint8_t *buf = malloc(chunk);
+        for (long done = 0; done < gbases; done += (long)chunk) {
+            size_t n = (size_t)(gbases - done) < chunk ? (size_t)(gbases - done) : chunk;
+            for (size_t i = 0; i < n; i += 32) {
+                uint64_t r = rnd();
+                for (size_t j = 0; j < 32 && i + j < n; ++j, r >>= 2)
+                    buf[i + j] = (uint8_t)(r & 3);
+            }
+            /* 16 MiB records: the k-1 k-mers lost at each boundary are noise */
+            if (sbf_seqbuf_append(&sb, sbf_nt4_identity, buf, n, p.k))
+                die("append");
+        }
+        free(buf);
+        bench_one("random", &sb, NULL, 0, 0, n_reads, runs, 1);
+        sbf_seqbuf_free(&sb);
+    }
+    return 0;
+}

@@ -1,0 +1,51 @@
+/* sbf_gpu_none.c -- the GPU engine of a build without CUDA: no device, clear errors. */
+#include "../filters/sbf_error.h"
+#include "sbf_gpu.h"
+
+#define NO_CUDA sbf_error(SBFI_E_PARAM, "this sbf was built without CUDA (./configure --with-cuda)")
+
+int sbf_gpu_count(void) { return 0; }
+
+int sbf_gpu_describe(int device, char *buf, size_t size)
+{
+    (void)device;
+    if (size)
+        buf[0] = '\0';
+    return NO_CUDA;
+}
+
+int sbf_gpu_build_target(int device, const sbf_index_t *idx, sbf_target_t *t, const uint8_t *codes, uint64_t len)
+{
+    (void)device, (void)idx, (void)t, (void)codes, (void)len;
+    return NO_CUDA;
+}
+
+int sbf_gpu_index_upload(int device, const sbf_index_t *idx, sbf_gpu_index_t **out)
+{
+    (void)device, (void)idx;
+    *out = NULL;
+    return NO_CUDA;
+}
+
+void sbf_gpu_index_free(sbf_gpu_index_t *g) { (void)g; }
+
+int sbf_gpu_query(sbf_gpu_index_t *g, size_t n, const char *const *seqs, const size_t *lens, uint32_t *kmers,
+                  uint32_t *hits)
+{
+    (void)g, (void)n, (void)seqs, (void)lens, (void)kmers, (void)hits;
+    return NO_CUDA;
+}
+
+int sbf_gpu_bench_build(int device, const sbf_index_t *idx, sbf_target_t *t, const uint8_t *codes, uint64_t len,
+                        int repeats, double *ms_median)
+{
+    (void)device, (void)idx, (void)t, (void)codes, (void)len, (void)repeats, (void)ms_median;
+    return NO_CUDA;
+}
+
+int sbf_gpu_bench_query(sbf_gpu_index_t *g, const char *seqs, const uint64_t *offsets, size_t n, int repeats,
+                        double *ms_median, uint64_t *kmers_total)
+{
+    (void)g, (void)seqs, (void)offsets, (void)n, (void)repeats, (void)ms_median, (void)kmers_total;
+    return NO_CUDA;
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# tests/gpu/run.sh -- on the GPU machine: GPU == CPU bit for bit (tests/test_gpu on random
+# sequences and real genomes), compute-sanitizer (memcheck, racecheck, initcheck, synccheck) on
+# a small run, then the benchmark (bench/sbf-gpu-bench). Built on the development machine and
+# carried (see doc/gpu-notes.md):
+#   make tests/test_gpu bench/sbf-gpu-bench
+#   ../shared/device/pack-runtime.sh .devrt
+#   mkdir -p .devdata && cp /usr/share/doc/{vt/examples/ref/20.fa.gz,ragout/examples/E.Coli/references/MG1655-K12.fasta.gz,bowtie2/examples/reference/lambda_virus.fa.gz} .devdata/
+# then device run: bash tests/gpu/run.sh, carrying .devrt .devdata tests/test_gpu bench/sbf-gpu-bench
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+export LD_LIBRARY_PATH=$PWD/.devrt/lib:${LD_LIBRARY_PATH:-} PATH=$PWD/.devrt/bin:$PATH
+out=${OUT:-/tmp}
+nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader
+status=0
+echo "== correctness: tests/test_gpu"
+SBF_GPU_GENOMES=".devdata/lambda_virus.fa.gz .devdata/MG1655-K12.fasta.gz .devdata/20.fa.gz" ./tests/test_gpu 2>&1 |
+  tee "$out/test_gpu.log" | grep -E "build |query:|PASSED|FAILED|ERROR|LINE|device"
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+if [ "${SKIP_SANITIZER:-0}" != 1 ]; then
+  for tool in memcheck racecheck initcheck synccheck; do
+    SBF_GPU_QUICK=1 compute-sanitizer --tool "$tool" --error-exitcode 9 ./tests/test_gpu > "$out/sanitizer-$tool.log" 2>&1
+    rc=$?
+    printf '%-10s exit %d  %s\n' "$tool" "$rc" "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer-$tool.log" | tail -n 1)"
+    [ "$rc" -eq 0 ] || status=1
+  done
+fi
+echo "== benchmark"
+./bench/sbf-gpu-bench -r .devdata/20.fa.gz -g "${RANDOM_BASES:-3000000000}" -R "${RUNS:-10}" 2>&1 | tee "$out/bench.txt"
+exit $status
