@@ -30,7 +30,8 @@ extern "C" {
         }                                                                                             \
     } while (0)
 
-#define RING 32u /* k-m+1 and k-s+1 are at most 32 */
+/* Rings of the latest hashes: RING >= max(k-m+1, k-s+1), a power of two chosen per launch
+ * (8 for the defaults), so a thread's rings stay small enough for L1. */
 
 struct kparams {
     unsigned k, m, s, H, log2b, words, w, extra;
@@ -56,42 +57,71 @@ static kparams make_params(const sbf_params_t *p)
     return kp;
 }
 
-/* Per-thread scanner state: rolling words and rings of the latest hashes, indexed by the
- * position where the word ends. */
+/* Per-thread scanner state: rolling words, the sliding minimum (minimap2 style: a new m-mer at
+ * least as small takes over; when the minimum leaves the window, rescan it) and a ring of the
+ * latest s-mer (and, when m != s, m-mer) hashes indexed by the position where the word ends.
+ * The ring is only read on a rescan (about 2/(w+1) of positions) and when a k-mer's shard
+ * differs from the previous one's. */
+template <bool SHARED, unsigned RING>
 struct scanner {
     sbf_roll_t rs, rm;
     unsigned valid;
-    uint64_t ring_s[RING], ring_m[RING];
+    uint64_t min_hash;
+    uint64_t min_end;
+    uint64_t ring_s[RING];
+    uint64_t ring_m[SHARED ? 1 : RING]; /* with m == s the s-mer ring serves both */
 };
 
-/* Push one base (code 0..4); returns 1 when a valid k-mer ends at pos, with its minimizer
- * hash in *minimizer. */
-__device__ __forceinline__ int scanner_push(scanner &sc, const kparams &p, unsigned c, uint64_t pos,
-                                            uint64_t *minimizer)
+template <bool SHARED, unsigned RING>
+__device__ __forceinline__ void scanner_reset(scanner<SHARED, RING> &sc)
+{
+    sc.valid = 0;
+    sc.rs.fwd = sc.rs.rev = sc.rm.fwd = sc.rm.rev = 0;
+    sc.min_hash = ~0ULL;
+    sc.min_end = 0;
+}
+
+/* Push one base (code 0..4) ending at pos; returns 1 when a valid k-mer ends at pos, with its
+ * minimizer hash in sc.min_hash and its newest s-mer hash in *newest. */
+template <bool SHARED, unsigned RING>
+__device__ __forceinline__ int scanner_push(scanner<SHARED, RING> &sc, const kparams &p, unsigned c, uint64_t pos,
+                                            uint64_t *newest)
 {
     if (c > 3) {
         sc.valid = 0;
+        sc.min_hash = ~0ULL;
         return 0;
     }
     sbf_roll_push(&sc.rs, c, p.mask_s, p.shift_s);
     ++sc.valid;
-    uint64_t hs = sbf_hash_smer(sbf_roll_canonical(&sc.rs));
+    const uint64_t hs = sbf_hash_smer(sbf_roll_canonical(&sc.rs));
     sc.ring_s[pos & (RING - 1)] = hs;
-    if (p.m == p.s) {
-        sc.ring_m[pos & (RING - 1)] = hs;
-    } else {
+    uint64_t hm = hs;
+    if (!SHARED) {
         sbf_roll_push(&sc.rm, c, p.mask_m, p.shift_m);
-        sc.ring_m[pos & (RING - 1)] = sbf_hash_mmer(sbf_roll_canonical(&sc.rm));
+        hm = sbf_hash_mmer(sbf_roll_canonical(&sc.rm));
+        sc.ring_m[SHARED ? 0 : pos & (RING - 1)] = hm;
     }
-    if (sc.valid < p.k)
+    if (sc.valid < p.m)
         return 0;
-    uint64_t mn = ~0ULL;
-    for (unsigned j = 0; j < p.w; ++j) {
-        uint64_t h = sc.ring_m[(pos - j) & (RING - 1)];
-        mn = h < mn ? h : mn;
+    if (hm <= sc.min_hash) {
+        sc.min_hash = hm;
+        sc.min_end = pos;
+    } else if (sc.min_end + p.w <= pos) {
+        const uint64_t *ring = SHARED ? sc.ring_s : sc.ring_m;
+        uint64_t mn = ~0ULL, at = pos;
+        for (unsigned j = 0; j < p.w; ++j) {
+            uint64_t q = pos + 1 - p.w + j, h = ring[q & (RING - 1)];
+            if (h <= mn) {
+                mn = h;
+                at = q;
+            }
+        }
+        sc.min_hash = mn;
+        sc.min_end = at;
     }
-    *minimizer = mn;
-    return 1;
+    *newest = hs;
+    return sc.valid >= p.k;
 }
 
 /* OR the H bits of s-mer hash h into the 8-word mask held in registers (no dynamic indexing). */
@@ -117,8 +147,22 @@ __device__ __forceinline__ void mask_flush(uint64_t mask[8], unsigned long long 
     }
 }
 
+/* Byte pos of a buffer read 8 bytes at a time (the buffer is 8-byte aligned and padded):
+ * one load instruction per 8 bases instead of 8. */
+struct byte_stream {
+    const uint64_t *words;
+    uint64_t cur;
+    __device__ __forceinline__ unsigned at(uint64_t pos, bool first)
+    {
+        if (first || (pos & 7) == 0)
+            cur = __ldg(words + (pos >> 3));
+        return (unsigned)(cur >> ((pos & 7) * 8)) & 0xff;
+    }
+};
+
 #define BUILD_CHUNK 64u /* k-mers per thread */
 
+template <bool SHARED, unsigned RING>
 __global__ void __launch_bounds__(256) build_kernel(const uint8_t *__restrict__ codes, uint64_t len, kparams p,
                                                     uint64_t n_shards, unsigned long long *bits, uint64_t n_chunks)
 {
@@ -128,27 +172,30 @@ __global__ void __launch_bounds__(256) build_kernel(const uint8_t *__restrict__ 
         uint64_t end = first + BUILD_CHUNK + p.k - 1;
         if (end > len)
             end = len;
-        scanner sc;
-        sc.valid = 0;
-        sc.rs.fwd = sc.rs.rev = sc.rm.fwd = sc.rm.rev = 0;
+        scanner<SHARED, RING> sc;
+        scanner_reset(sc);
+        byte_stream in = {(const uint64_t *)codes, 0};
         uint64_t mask[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-        uint64_t cur_shard = ~0ULL;
+        uint64_t cur_shard = ~0ULL, cur_min = ~0ULL;
         int prev_kmer = 0; /* the k-mer ending at pos-1 was valid and in cur_shard */
         for (uint64_t pos = first; pos < end; ++pos) {
-            uint64_t mn;
-            if (!scanner_push(sc, p, codes[pos], pos, &mn)) {
+            uint64_t hs;
+            if (!scanner_push(sc, p, in.at(pos, pos == first), pos, &hs)) {
                 prev_kmer = 0;
                 continue;
             }
-            uint64_t shard = sbf_shard_index(mn, n_shards);
-            if (shard != cur_shard) {
-                if (cur_shard != ~0ULL)
-                    mask_flush(mask, bits + cur_shard * p.words, p.words);
-                cur_shard = shard;
-                prev_kmer = 0;
+            if (sc.min_hash != cur_min || cur_shard == ~0ULL) {
+                uint64_t shard = sbf_shard_index(sc.min_hash, n_shards);
+                cur_min = sc.min_hash;
+                if (shard != cur_shard) {
+                    if (cur_shard != ~0ULL)
+                        mask_flush(mask, bits + cur_shard * p.words, p.words);
+                    cur_shard = shard;
+                    prev_kmer = 0;
+                }
             }
             if (prev_kmer) { /* the previous k-mer set all but the newest s-mer here already */
-                mask_add(mask, sc.ring_s[pos & (RING - 1)], p);
+                mask_add(mask, hs, p);
             } else {
                 for (unsigned j = 0; j <= p.extra; ++j)
                     mask_add(mask, sc.ring_s[(pos - j) & (RING - 1)], p);
@@ -165,44 +212,89 @@ struct dev_target {
     uint64_t n_shards;
 };
 
-__device__ __forceinline__ int kmer_present(const unsigned long long *__restrict__ w, const scanner &sc, uint64_t pos,
-                                            const kparams &p)
+__device__ __forceinline__ int smer_present(const unsigned long long *__restrict__ w, uint64_t h, const kparams &p)
 {
-    for (unsigned j = 0; j <= p.extra; ++j) {
-        uint64_t h = sc.ring_s[(pos - j) & (RING - 1)];
-        for (unsigned b = 0; b < p.H; ++b) {
-            unsigned bit = sbf_smer_bit(h, b, p.log2b);
-            if (!((__ldg(w + (bit >> 6)) >> (bit & 63)) & 1))
-                return 0;
-        }
+    unsigned long long all = 1;
+    for (unsigned b = 0; b < p.H; ++b) {
+        unsigned bit = sbf_smer_bit(h, b, p.log2b);
+        all &= __ldg(w + (bit >> 6)) >> (bit & 63);
     }
-    return 1;
+    return (int)(all & 1);
 }
 
+/* One thread per read. Per target, the run logic of the CPU's probe_run: while consecutive
+ * k-mers share a minimizer (hence a shard), only the newest s-mer is tested; a k-mer is present
+ * when no s-mer among its k-s+1 was absent. Targets go in groups of QUERY_GROUP (1 or 8) per
+ * scan of the read, their state held in registers. */
+template <bool SHARED, int QUERY_GROUP, unsigned RING>
 __global__ void __launch_bounds__(256) query_kernel(const char *__restrict__ seqs, const uint64_t *__restrict__ offsets,
                                                     uint64_t n, kparams p, const dev_target *__restrict__ targets,
                                                     int R, uint32_t *kmers, uint32_t *hits)
 {
     for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) {
         const uint64_t start = offsets[i], end = offsets[i + 1];
-        uint32_t *h = hits + i * (uint64_t)R;
-        for (int r = 0; r < R; ++r)
-            h[r] = 0;
-        scanner sc;
-        sc.valid = 0;
-        sc.rs.fwd = sc.rs.rev = sc.rm.fwd = sc.rm.rev = 0;
-        uint32_t nk = 0;
-        for (uint64_t pos = start; pos < end; ++pos) {
-            uint64_t mn;
-            if (!scanner_push(sc, p, sbf_encode_ascii((unsigned char)seqs[pos]), pos - start, &mn))
-                continue;
-            ++nk;
-            for (int r = 0; r < R; ++r) {
-                const unsigned long long *w = targets[r].bits + sbf_shard_index(mn, targets[r].n_shards) * p.words;
-                h[r] += kmer_present(w, sc, pos - start, p);
+        for (int r0 = 0; r0 < R; r0 += QUERY_GROUP) {
+            const int g = R - r0 < QUERY_GROUP ? R - r0 : QUERY_GROUP;
+            const unsigned long long *w[QUERY_GROUP];
+            int64_t last_absent[QUERY_GROUP];
+            uint32_t count[QUERY_GROUP];
+#pragma unroll
+            for (int t = 0; t < QUERY_GROUP; ++t) {
+                w[t] = NULL;
+                last_absent[t] = -1;
+                count[t] = 0;
             }
+            scanner<SHARED, RING> sc;
+            scanner_reset(sc);
+            byte_stream in = {(const uint64_t *)seqs, 0};
+            uint64_t cur_min = ~0ULL;
+            int prev_kmer = 0;
+            uint32_t nk = 0;
+            for (uint64_t pos = start; pos < end; ++pos) {
+                uint64_t hs;
+                const uint64_t rel = pos - start;
+                if (!scanner_push(sc, p, sbf_encode_ascii((unsigned char)in.at(pos, pos == start)), rel, &hs)) {
+                    prev_kmer = 0;
+                    continue;
+                }
+                ++nk;
+                if (!prev_kmer || sc.min_hash != cur_min) {
+                    cur_min = sc.min_hash;
+#pragma unroll
+                    for (int t = 0; t < QUERY_GROUP; ++t) {
+                        if (t >= g)
+                            break;
+                        const dev_target tg = targets[r0 + t];
+                        w[t] = tg.bits + sbf_shard_index(cur_min, tg.n_shards) * p.words;
+                        last_absent[t] = -1;
+                        for (unsigned j = p.extra + 1; j-- > 0;)
+                            if (!smer_present(w[t], sc.ring_s[(rel - j) & (RING - 1)], p))
+                                last_absent[t] = (int64_t)(rel - j);
+                    }
+                } else {
+#pragma unroll
+                    for (int t = 0; t < QUERY_GROUP; ++t) {
+                        if (t >= g)
+                            break;
+                        if (!smer_present(w[t], hs, p))
+                            last_absent[t] = (int64_t)rel;
+                    }
+                }
+#pragma unroll
+                for (int t = 0; t < QUERY_GROUP; ++t)
+                    if (t < g)
+                        count[t] += last_absent[t] < (int64_t)(rel - p.extra);
+                prev_kmer = 1;
+            }
+#pragma unroll
+            for (int t = 0; t < QUERY_GROUP; ++t)
+                if (t < g)
+                    hits[i * (uint64_t)R + (uint64_t)(r0 + t)] = count[t];
+            if (r0 == 0)
+                kmers[i] = nk;
         }
-        kmers[i] = nk;
+        if (R == 0)
+            kmers[i] = 0;
     }
 }
 
@@ -249,6 +341,55 @@ fail:
     return rc;
 }
 
+static unsigned ring_for(const kparams &kp)
+{
+    unsigned need = kp.w > kp.extra + 1 ? kp.w : kp.extra + 1;
+    return need <= 8 ? 8 : need <= 16 ? 16 : 32;
+}
+
+template <bool SHARED, unsigned RING>
+static void launch_build_t(int blocks, const uint8_t *codes, uint64_t len, const kparams &kp, uint64_t n_shards,
+                           unsigned long long *bits, uint64_t n_chunks)
+{
+    build_kernel<SHARED, RING><<<blocks, 256>>>(codes, len, kp, n_shards, bits, n_chunks);
+}
+
+static void launch_build(int blocks, const uint8_t *codes, uint64_t len, const kparams &kp, uint64_t n_shards,
+                         unsigned long long *bits, uint64_t n_chunks)
+{
+    const unsigned ring = ring_for(kp);
+    const bool shared = kp.m == kp.s;
+#define BUILD_CASE(S, RG) \
+    if (shared == S && ring == RG) \
+        return launch_build_t<S, RG>(blocks, codes, len, kp, n_shards, bits, n_chunks);
+    BUILD_CASE(true, 8) BUILD_CASE(true, 16) BUILD_CASE(true, 32)
+    BUILD_CASE(false, 8) BUILD_CASE(false, 16) BUILD_CASE(false, 32)
+#undef BUILD_CASE
+}
+
+template <bool SHARED, unsigned RING>
+static void launch_query_t(int blocks, const char *seqs, const uint64_t *offsets, uint64_t n, const kparams &kp,
+                           const dev_target *targets, int R, uint32_t *kmers, uint32_t *hits)
+{
+    if (R == 1)
+        query_kernel<SHARED, 1, RING><<<blocks, 256>>>(seqs, offsets, n, kp, targets, R, kmers, hits);
+    else
+        query_kernel<SHARED, 8, RING><<<blocks, 256>>>(seqs, offsets, n, kp, targets, R, kmers, hits);
+}
+
+static void launch_query(int blocks, const char *seqs, const uint64_t *offsets, uint64_t n, const kparams &kp,
+                         const dev_target *targets, int R, uint32_t *kmers, uint32_t *hits)
+{
+    const unsigned ring = ring_for(kp);
+    const bool shared = kp.m == kp.s;
+#define QUERY_CASE(S, RG) \
+    if (shared == S && ring == RG) \
+        return launch_query_t<S, RG>(blocks, seqs, offsets, n, kp, targets, R, kmers, hits);
+    QUERY_CASE(true, 8) QUERY_CASE(true, 16) QUERY_CASE(true, 32)
+    QUERY_CASE(false, 8) QUERY_CASE(false, 16) QUERY_CASE(false, 32)
+#undef QUERY_CASE
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -269,14 +410,15 @@ static int build_on_device(int device, const sbf_index_t *idx, sbf_target_t *t, 
     const uint64_t n_chunks = len >= kp.k ? (len - kp.k + 1 + BUILD_CHUNK - 1) / BUILD_CHUNK : 0;
 
     CUDA_TRY(cudaSetDevice(device));
-    CUDA_TRY(cudaMalloc(&d_codes, len ? len : 1));
+    CUDA_TRY(cudaMalloc(&d_codes, len + 8)); /* + 8: the kernel reads 8 bytes at a time */
+    CUDA_TRY(cudaMemset(d_codes, 4, len + 8));
     CUDA_TRY(cudaMalloc(&d_bits, bytes));
     CUDA_TRY(cudaMemcpy(d_codes, codes, len, cudaMemcpyHostToDevice));
     CUDA_TRY(cudaMemcpy(d_bits, t->bits, bytes, cudaMemcpyHostToDevice));
     if ((rc = grid_for(n_chunks, device, &blocks)))
         goto fail;
     if (n_chunks) {
-        build_kernel<<<blocks, 256>>>(d_codes, len, kp, t->n_shards, d_bits, n_chunks);
+        launch_build(blocks, d_codes, len, kp, t->n_shards, d_bits, n_chunks);
         CUDA_TRY(cudaGetLastError());
         CUDA_TRY(cudaDeviceSynchronize());
     }
@@ -292,7 +434,7 @@ static int build_on_device(int device, const sbf_index_t *idx, sbf_target_t *t, 
             float f;
             CUDA_TRY(cudaMemset(d_bits, 0, bytes));
             CUDA_TRY(cudaEventRecord(ev0));
-            build_kernel<<<blocks, 256>>>(d_codes, len, kp, t->n_shards, d_bits, n_chunks);
+            launch_build(blocks, d_codes, len, kp, t->n_shards, d_bits, n_chunks);
             CUDA_TRY(cudaGetLastError());
             CUDA_TRY(cudaEventRecord(ev1));
             CUDA_TRY(cudaEventSynchronize(ev1));
@@ -395,7 +537,8 @@ static int query_packed(sbf_gpu_index_t *g, const char *seqs, const uint64_t *of
     double *ms = NULL;
 
     CUDA_TRY(cudaSetDevice(g->device));
-    CUDA_TRY(cudaMalloc(&d_seqs, total ? total : 1));
+    CUDA_TRY(cudaMalloc(&d_seqs, total + 8)); /* + 8: the kernel reads 8 bytes at a time */
+    CUDA_TRY(cudaMemset(d_seqs, 'N', total + 8));
     CUDA_TRY(cudaMalloc(&d_offsets, (n + 1) * sizeof *d_offsets));
     CUDA_TRY(cudaMalloc(&d_kmers, (n ? n : 1) * sizeof *d_kmers));
     CUDA_TRY(cudaMalloc(&d_hits, (n ? n : 1) * (size_t)R * sizeof *d_hits));
@@ -404,7 +547,7 @@ static int query_packed(sbf_gpu_index_t *g, const char *seqs, const uint64_t *of
     if ((rc = grid_for(n, g->device, &blocks)))
         goto fail;
     if (n) {
-        query_kernel<<<blocks, 256>>>(d_seqs, d_offsets, n, g->kp, g->d_targets, R, d_kmers, d_hits);
+        launch_query(blocks, d_seqs, d_offsets, n, g->kp, g->d_targets, R, d_kmers, d_hits);
         CUDA_TRY(cudaGetLastError());
         CUDA_TRY(cudaDeviceSynchronize());
     }
@@ -422,7 +565,7 @@ static int query_packed(sbf_gpu_index_t *g, const char *seqs, const uint64_t *of
         for (int i = 0; i < repeats; ++i) {
             float f;
             CUDA_TRY(cudaEventRecord(ev0));
-            query_kernel<<<blocks, 256>>>(d_seqs, d_offsets, n, g->kp, g->d_targets, R, d_kmers, d_hits);
+            launch_query(blocks, d_seqs, d_offsets, n, g->kp, g->d_targets, R, d_kmers, d_hits);
             CUDA_TRY(cudaGetLastError());
             CUDA_TRY(cudaEventRecord(ev1));
             CUDA_TRY(cudaEventSynchronize(ev1));

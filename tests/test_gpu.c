@@ -61,14 +61,15 @@ static void load_file(sbf_seqbuf_t *sb, const char *path, int k)
 
 static const sbf_opt_t *param_sets(size_t *n)
 {
-    static sbf_opt_t sets[5];
+    static sbf_opt_t sets[6];
     sets[0] = test_opt(31, 25, 25, 2, 16);   /* defaults */
     sets[1] = test_opt(31, 21, 24, 2, 16);
     sets[2] = test_opt(31, 16, 28, 4, 16);   /* cuSBF's layout */
     sets[2].shard_bits = 256;
     sets[3] = test_opt(21, 15, 15, 1, 8);
     sets[4] = test_opt(32, 27, 22, 3, 12);
-    *n = 5;
+    sets[5] = test_opt(31, 11, 20, 1, 16);   /* k-m+1 = 21: the kernels' largest rings */
+    *n = 6;
     return sets;
 }
 
@@ -105,16 +106,15 @@ static void test_build_identical(void **state)
 
 /* 10^6 reads: lengths 1..300, from the reference (half reverse-complemented), random, with N,
  * shorter than k, plus a few of 100 kbp. CPU and GPU hits must be identical, for 2 targets. */
-static void test_query_identical(void **state)
+static void query_identical(const sbf_opt_t *opt)
 {
-    (void)state;
     test_seed(202);
     /* SBF_GPU_QUICK: a small run for compute-sanitizer, which is 10-100x slower */
     const int quick = getenv("SBF_GPU_QUICK") != NULL;
     const size_t N = quick ? 20000 : 1000000, LONG = quick ? 1 : 5, LONG_LEN = 100000;
     size_t glen = 2000000;
     char *g[2] = {random_dna(glen), random_dna(glen / 2)};
-    sbf_opt_t o = test_opt(31, 25, 25, 2, 4);   /* a small filter: false positives must match too */
+    sbf_opt_t o = *opt;
     sbf_builder_t *b;
     sbf_index_t *idx;
     assert_int_equal(sbf_builder_init(&o, &b), 0);
@@ -170,8 +170,8 @@ static void test_query_identical(void **state)
             ++bad;
         }
     }
-    print_message("query: %zu reads, %llu k-mers, %llu hits, %zu differ\n", N + LONG, (unsigned long long)kmers,
-                  (unsigned long long)hits, bad);
+    print_message("query k=%d m=%d s=%d H=%d: %zu reads, %llu k-mers, %llu hits, %zu differ\n", o.k, o.m, o.s, o.hashes,
+                  N + LONG, (unsigned long long)kmers, (unsigned long long)hits, bad);
     assert_int_equal(bad, 0);
     sbf_gpu_index_free(gi);
     sbf_index_destroy(idx);
@@ -184,6 +184,15 @@ static void test_query_identical(void **state)
     free(hg);
     free(g[0]);
     free(g[1]);
+}
+
+static void test_query_identical(void **state)
+{
+    (void)state;
+    /* small filters (4 bits per k-mer): false positives must match too */
+    const sbf_opt_t sets[2] = {test_opt(31, 25, 25, 2, 4), test_opt(31, 13, 24, 2, 4)};
+    for (int i = 0; i < 2; ++i)
+        query_identical(&sets[i]);
 }
 
 int main(void)

@@ -15,7 +15,7 @@ nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.max.sm --format=csv,no
 status=0
 echo "== correctness: tests/test_gpu"
 SBF_GPU_GENOMES=".devdata/lambda_virus.fa.gz .devdata/MG1655-K12.fasta.gz .devdata/20.fa.gz" ./tests/test_gpu 2>&1 |
-  tee "$out/test_gpu.log" | grep -E "build |query:|PASSED|FAILED|ERROR|LINE|device"
+  tee "$out/test_gpu.log" | grep -E "build |query |PASSED|FAILED|ERROR|LINE|device"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 if [ "${SKIP_SANITIZER:-0}" != 1 ]; then
   for tool in memcheck racecheck initcheck synccheck; do
