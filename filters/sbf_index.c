@@ -34,6 +34,8 @@ void sbf_idx_free(sbf_index_t *idx)
 {
     if (!idx)
         return;
+    if (idx->accel && idx->accel_free)
+        idx->accel_free(idx->accel);
     for (int r = 0; r < idx->n_targets; ++r)
         target_release(&idx->targets[r], idx->map == NULL);
     free(idx->targets);

@@ -33,6 +33,8 @@ typedef struct sbf_index_s {
     sbf_target_t *targets;
     void *map;              /* mmap of the file the filters live in, or NULL */
     size_t map_len;
+    void *accel;            /* a copy on an accelerator (plugin/: the GPU engine), or NULL */
+    void (*accel_free)(void *accel);
 } sbf_index_t;   /* the same type as the opaque sbf_index_t of plugin/sbf.h */
 
 /* Empty index with parameters p (checked by the caller). */

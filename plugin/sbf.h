@@ -70,7 +70,12 @@ typedef struct {
     double bits_per_kmer;  /* filter bits per reference k-mer [16]; used when size_bytes is 0 */
     uint64_t size_bytes;   /* if > 0: each target's filter has this size instead (rounded up to a shard) */
     int threads;           /* threads for reading and building [1] */
+    int gpu;               /* CUDA device to build on: SBF_GPU_AUTO (the first, if any) [default],
+                            * SBF_GPU_NONE (CPU only) or a device number; results are identical */
 } sbf_opt_t;
+
+#define SBF_GPU_AUTO (-2)
+#define SBF_GPU_NONE (-1)
 
 /* One target (reference) of an index, as reported by sbf_index_target(). Pointers stay valid
  * until the index is destroyed. */
@@ -135,6 +140,16 @@ SBF_EXPORT int sbf_index_target(const sbf_index_t *idx, int t, sbf_target_info_t
  * (>= 1); safe to call from several threads at once on one index. */
 SBF_EXPORT int sbf_query(const sbf_index_t *idx, size_t n, const char *const *seqs, const size_t *lens,
                          uint32_t *kmers, uint32_t *hits, int threads) SBF_RESULT_USED;
+
+/* CUDA devices usable by this library: 0 without a GPU, a driver, or CUDA in this build. */
+SBF_EXPORT int sbf_gpu_devices(void);
+/* "NVIDIA H200, 139.8 GiB, compute 9.0, ..." of device `device`, or a negative status. */
+SBF_EXPORT int sbf_gpu_describe_device(int device, char *buf, size_t size);
+/* Copy the index to CUDA device `device` (SBF_GPU_AUTO: the first one); from then on
+ * sbf_query() runs there, with identical results. Not thread-safe: call before querying. */
+SBF_EXPORT int sbf_index_use_gpu(sbf_index_t *idx, int device) SBF_RESULT_USED;
+/* The device sbf_query() runs on, or SBF_GPU_NONE for the CPU engine. */
+SBF_EXPORT int sbf_index_gpu(const sbf_index_t *idx);
 
 /* Per-k-mer answer for one sequence and one target: present[i] = 1 if the k-mer starting at
  * position i (0 <= i <= len - k) is present, 0 if absent or not a valid k-mer. `present`

@@ -10,6 +10,7 @@
 #include "../filters/sbf_format.h"
 #include "../filters/sbf_index.h"
 #include "../filters/sbf_kmer.h"
+#include "../gpu/sbf_gpu.h"
 #include "sbf.h"
 
 _Static_assert(SBF_OK == SBFI_OK && SBF_E_NOMEM == SBFI_E_NOMEM && SBF_E_PARAM == SBFI_E_PARAM &&
@@ -48,6 +49,7 @@ SBF_EXPORT void sbf_opt_init(sbf_opt_t *opt)
     opt->bits_per_kmer = SBF_DEFAULT_BITS_PER_KMER;
     opt->size_bytes = 0;
     opt->threads = 1;
+    opt->gpu = SBF_GPU_AUTO;
 }
 
 static sbf_params_t params_of(const sbf_opt_t *opt)
@@ -66,6 +68,8 @@ SBF_EXPORT int sbf_opt_check(const sbf_opt_t *opt)
         return sbf_error(SBF_E_PARAM, "bits per k-mer %g must be between 0.5 and 1024", opt->bits_per_kmer);
     if (opt->threads < 1 || opt->threads > 1024)
         return sbf_error(SBF_E_PARAM, "thread count %d must be between 1 and 1024", opt->threads);
+    if (opt->gpu < SBF_GPU_AUTO)
+        return sbf_error(SBF_E_PARAM, "GPU %d: expected a device number, SBF_GPU_AUTO or SBF_GPU_NONE", opt->gpu);
     return SBF_OK;
 }
 
@@ -207,8 +211,18 @@ SBF_EXPORT int sbf_builder_finish(sbf_builder_t *b, sbf_index_t **out)
         t->kmers = pt->seq.kmers;
         for (int j = 0; j < pt->n_sources && rc == SBF_OK; ++j)
             rc = sbf_target_add_source(t, pt->sources[j]);
-        if (rc == SBF_OK)
-            rc = sbf_build_target(idx, t, pt->seq.codes, pt->seq.len, b->opt.threads);
+        if (rc == SBF_OK) {
+            int dev = b->opt.gpu == SBF_GPU_AUTO ? (sbf_gpu_count() > 0 ? 0 : SBF_GPU_NONE) : b->opt.gpu;
+            if (dev >= 0)
+                rc = sbf_gpu_build_target(dev, idx, t, pt->seq.codes, pt->seq.len);
+            if (dev >= 0 && rc != SBF_OK && b->opt.gpu == SBF_GPU_AUTO) {
+                /* "auto" promises a result, not a device: the CPU computes the same bits */
+                memset(t->bits, 0, sbf_target_bytes(idx, t));
+                dev = SBF_GPU_NONE;
+            }
+            if (dev < 0)
+                rc = sbf_build_target(idx, t, pt->seq.codes, pt->seq.len, b->opt.threads);
+        }
         sbf_seqbuf_free(&pt->seq);   /* the sequence is no longer needed: release it early */
     }
 done:
@@ -307,11 +321,62 @@ static void *query_worker(void *arg)
     return NULL;
 }
 
+SBF_EXPORT int sbf_gpu_devices(void) { return sbf_gpu_count(); }
+
+SBF_EXPORT int sbf_gpu_describe_device(int device, char *buf, size_t size)
+{
+    return sbf_gpu_describe(device, buf, size);
+}
+
+typedef struct {
+    int device;
+    sbf_gpu_index_t *index;
+} gpu_copy_t;
+
+static void gpu_copy_free(void *p)
+{
+    gpu_copy_t *c = p;
+    sbf_gpu_index_free(c->index);
+    free(c);
+}
+
+SBF_EXPORT int sbf_index_use_gpu(sbf_index_t *idx, int device)
+{
+    if (device == SBF_GPU_AUTO)
+        device = 0;
+    int n = sbf_gpu_count();
+    if (n == 0)
+        return sbf_error(SBF_E_PARAM, "no CUDA device is usable (no GPU, no driver, or sbf built without CUDA)");
+    if (device < 0 || device >= n)
+        return sbf_error(SBF_E_PARAM, "no GPU number %d (devices 0 to %d are present)", device, n - 1);
+    gpu_copy_t *c = calloc(1, sizeof *c);
+    if (!c)
+        return sbf_error(SBF_E_NOMEM, "out of memory");
+    c->device = device;
+    int rc = sbf_gpu_index_upload(device, idx, &c->index);
+    if (rc) {
+        free(c);
+        return rc;
+    }
+    if (idx->accel && idx->accel_free)
+        idx->accel_free(idx->accel);
+    idx->accel = c;
+    idx->accel_free = gpu_copy_free;
+    return SBF_OK;
+}
+
+SBF_EXPORT int sbf_index_gpu(const sbf_index_t *idx)
+{
+    return idx->accel ? ((const gpu_copy_t *)idx->accel)->device : SBF_GPU_NONE;
+}
+
 SBF_EXPORT int sbf_query(const sbf_index_t *idx, size_t n, const char *const *seqs, const size_t *lens,
                          uint32_t *kmers, uint32_t *hits, int threads)
 {
     if (threads < 1)
         return sbf_error(SBF_E_PARAM, "thread count %d must be at least 1", threads);
+    if (idx->accel)
+        return sbf_gpu_query(((const gpu_copy_t *)idx->accel)->index, n, seqs, lens, kmers, hits);
     query_job_t job = {idx, n, seqs, lens, kmers, hits, 0, SBF_OK};
     size_t blocks = (n + QUERY_BLOCK - 1) / QUERY_BLOCK;
     if ((size_t)threads > blocks)

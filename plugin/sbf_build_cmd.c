@@ -30,6 +30,7 @@ void usage_build(FILE *fp)
             "      --bits-per-kmer NUM  filter bits per reference k-mer [%g]\n"
             "      --size SIZE          fixed size of each target's filter instead (e.g. 128M)\n"
             "  -@, --threads INT        threads [%d]\n"
+            "      --gpu auto|none|ID   build on a CUDA device (same bytes as the CPU) [auto]\n"
             "      --progress           report each step on stderr (default when it is a terminal)\n"
             "  -h, --help               this help\n",
             o.k, o.m, o.k - o.m, o.s, o.k - o.s, o.hashes, o.shard_bits, o.bits_per_kmer, o.threads);
@@ -67,7 +68,8 @@ int main_build(int argc, char **argv)
         {"hashes", required_argument, NULL, 'H'},     {"shard-bits", required_argument, NULL, OPT_SHARD_BITS},
         {"bits-per-kmer", required_argument, NULL, OPT_BITS_PER_KMER},
         {"size", required_argument, NULL, OPT_SIZE},  {"threads", required_argument, NULL, '@'},
-        {"progress", no_argument, NULL, OPT_PROGRESS}, {"help", no_argument, NULL, 'h'},
+        {"progress", no_argument, NULL, OPT_PROGRESS}, {"gpu", required_argument, NULL, OPT_GPU},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     const char *cmd = "build", *out = NULL;
     sbf_opt_t opt;
@@ -89,6 +91,7 @@ int main_build(int argc, char **argv)
         case OPT_SIZE: bad = cli_size(cmd, "--size", optarg, &opt.size_bytes); break;
         case '@': bad = cli_int(cmd, "-@", optarg, 1, 1024, &opt.threads); break;
         case OPT_PROGRESS: progress = 1; break;
+        case OPT_GPU: bad = cli_gpu_option(cmd, optarg, &opt.gpu); break;
         case 'h': usage_build(stdout); return 0;
         default: usage_build(stderr); return 1;
         }
@@ -115,6 +118,7 @@ int main_build(int argc, char **argv)
         return 1;
     }
 
+    opt.gpu = cli_gpu_resolve(cmd, opt.gpu);
     sbf_builder_t *b;
     if (sbf_builder_init(&opt, &b) != SBF_OK) {
         cli_error(cmd, "%s", sbf_last_error());
@@ -172,8 +176,13 @@ int main_build(int argc, char **argv)
         }
     }
     if (progress)
-        fprintf(stderr, "sbf build: building %d filter%s with %d thread%s\n", n_names, n_names > 1 ? "s" : "",
-                opt.threads, opt.threads > 1 ? "s" : "");
+    {
+        if (opt.gpu >= 0)
+            fprintf(stderr, "sbf build: building %d filter%s on GPU %d\n", n_names, n_names > 1 ? "s" : "", opt.gpu);
+        else
+            fprintf(stderr, "sbf build: building %d filter%s with %d thread%s\n", n_names, n_names > 1 ? "s" : "",
+                    opt.threads, opt.threads > 1 ? "s" : "");
+    }
     sbf_index_t *idx;
     int rc = sbf_builder_finish(b, &idx);
     b = NULL;

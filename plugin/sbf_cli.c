@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sbf.h"
 #include "sbf_cli.h"
 
 void cli_error(const char *cmd, const char *fmt, ...)
@@ -184,4 +185,43 @@ void cli_output_abort(cli_output_t *out)
     free(out->tmp);
     free(out->path);
     out->tmp = out->path = NULL;
+}
+
+int cli_gpu_option(const char *cmd, const char *arg, int *out)
+{
+    if (!strcmp(arg, "auto")) {
+        *out = SBF_GPU_AUTO;
+        return 0;
+    }
+    if (!strcmp(arg, "none") || !strcmp(arg, "cpu")) {
+        *out = SBF_GPU_NONE;
+        return 0;
+    }
+    /* a list (0,1) is accepted; this version uses its first device (several GPUs: issue 5) */
+    char first[16];
+    size_t len = strcspn(arg, ",");
+    if (len == 0 || len >= sizeof first) {
+        cli_error(cmd, "invalid value '%s' for --gpu: expected auto, none or a device number", arg);
+        return -1;
+    }
+    memcpy(first, arg, len);
+    first[len] = '\0';
+    return cli_int(cmd, "--gpu", first, 0, 1023, out);
+}
+
+int cli_gpu_resolve(const char *cmd, int want)
+{
+    int n = sbf_gpu_devices();
+    if (want == SBF_GPU_NONE)
+        return SBF_GPU_NONE;
+    if (want == SBF_GPU_AUTO)
+        return n > 0 ? 0 : SBF_GPU_NONE;
+    if (want >= n) {
+        if (n == 0)
+            fprintf(stderr, "sbf %s: notice: GPU %d requested but no CUDA device is usable: using the CPU engine\n", cmd, want);
+        else
+            fprintf(stderr, "sbf %s: notice: no GPU number %d (devices 0 to %d): using the CPU engine\n", cmd, want, n - 1);
+        return SBF_GPU_NONE;
+    }
+    return want;
 }

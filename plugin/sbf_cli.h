@@ -16,6 +16,7 @@ enum {
     OPT_JSON,
     OPT_NO_VERIFY,
     OPT_BATCH,
+    OPT_GPU,
 };
 
 /* "sbf CMD: message" on stderr. */
@@ -26,6 +27,12 @@ int cli_int(const char *cmd, const char *option, const char *arg, long min, long
 int cli_double(const char *cmd, const char *option, const char *arg, double min, double max, double *out);
 /* Sizes: a number with an optional K, M, G or T suffix (powers of 1024), e.g. 128M. */
 int cli_size(const char *cmd, const char *option, const char *arg, uint64_t *out);
+
+/* --gpu auto|none|ID: SBF_GPU_AUTO, SBF_GPU_NONE or a device number; -1 printed error. */
+int cli_gpu_option(const char *cmd, const char *arg, int *out);
+/* The device to use for `want`: an absent explicit device gives a one-line notice and
+ * SBF_GPU_NONE (the CPU engine); "auto" without a device is SBF_GPU_NONE silently. */
+int cli_gpu_resolve(const char *cmd, int want);
 
 /* Human-readable byte count into buf ("128.0 MiB"). */
 const char *cli_bytes(uint64_t bytes, char *buf, size_t size);

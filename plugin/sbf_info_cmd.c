@@ -37,8 +37,17 @@ static void print_json(const char *path, const sbf_index_t *idx, const sbf_opt_t
     printf("{\n  \"file\": ");
     json_string(path);
     printf(",\n  \"sbf_version\": \"%s\",\n  \"k\": %d,\n  \"m\": %d,\n  \"s\": %d,\n  \"hashes\": %d,\n"
-           "  \"shard_bits\": %d,\n  \"bits_per_kmer\": %g,\n  \"targets\": [",
+           "  \"shard_bits\": %d,\n  \"bits_per_kmer\": %g,\n",
            sbf_version(), o->k, o->m, o->s, o->hashes, o->shard_bits, o->bits_per_kmer);
+    char desc[256];
+    if (sbf_gpu_devices() > 0 && sbf_gpu_describe_device(0, desc, sizeof desc) == SBF_OK) {
+        printf("  \"gpu\": ");
+        json_string(desc);
+        printf(",\n");
+    } else {
+        printf("  \"gpu\": null,\n");
+    }
+    printf("  \"targets\": [");
     for (int t = 0; t < sbf_index_n_targets(idx); ++t) {
         sbf_target_info_t ti;
         if (sbf_index_target(idx, t, &ti) != SBF_OK)
@@ -68,7 +77,12 @@ static void print_text(const char *path, const sbf_index_t *idx, const sbf_opt_t
         printf(", %g bits per k-mer", o->bits_per_kmer);
     else
         printf(", fixed filter size");
-    printf("\ntargets     %d\n\n", n);
+    printf("\ntargets     %d\n", n);
+    char desc[256];
+    if (sbf_gpu_devices() > 0 && sbf_gpu_describe_device(0, desc, sizeof desc) == SBF_OK)
+        printf("engine      GPU 0: %s\n\n", desc);
+    else
+        printf("engine      CPU (no usable CUDA device)\n\n");
     int wname = 6;
     for (int t = 0; t < n; ++t) {
         sbf_target_info_t ti;

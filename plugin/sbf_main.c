@@ -45,7 +45,14 @@ static void version(void)
     printf("libsbf %s\n", sbf_version());
     printf("htslib %s\n", hts_version());
 #ifdef HAVE_CUDA
-    printf("CUDA: enabled at build time\n");
+    int n = sbf_gpu_devices();
+    printf("CUDA: built with nvcc %s; %d usable device%s%s\n", SBF_CUDA_VERSION, n, n == 1 ? "" : "s",
+           n ? "" : " (CPU engine)");
+    for (int d = 0; d < n; ++d) {
+        char desc[256];
+        if (sbf_gpu_describe_device(d, desc, sizeof desc) == SBF_OK)
+            printf("GPU %d: %s\n", d, desc);
+    }
 #else
     printf("CUDA: not built (CPU engine only)\n");
 #endif

@@ -25,6 +25,7 @@ void usage_query(FILE *fp)
             "  -o, --output FILE  write the TSV to FILE (complete or absent) [stdout]\n"
             "  -@, --threads INT  threads [1]\n"
             "  -K, --batch SIZE   bases per batch [%uM]\n"
+            "      --gpu auto|none|ID  query on a CUDA device (same results as the CPU) [auto]\n"
             "  -h, --help         this help\n",
             DEFAULT_BATCH_BASES >> 20);
 }
@@ -92,9 +93,10 @@ int main_query(int argc, char **argv)
     static const struct option lopts[] = {
         {"index", required_argument, NULL, 'x'}, {"output", required_argument, NULL, 'o'},
         {"threads", required_argument, NULL, '@'},
-        {"batch", required_argument, NULL, 'K'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+        {"batch", required_argument, NULL, 'K'}, {"gpu", required_argument, NULL, OPT_GPU},
+        {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
     const char *cmd = "query", *index_path = NULL, *out_path = NULL;
-    int threads = 1, c;
+    int threads = 1, c, gpu = SBF_GPU_AUTO;
     uint64_t batch_bases = DEFAULT_BATCH_BASES;
     while ((c = getopt_long(argc, argv, "x:o:@:K:h", lopts, NULL)) >= 0) {
         int bad = 0;
@@ -103,6 +105,7 @@ int main_query(int argc, char **argv)
         case 'o': out_path = optarg; break;
         case '@': bad = cli_int(cmd, "-@", optarg, 1, 1024, &threads); break;
         case 'K': bad = cli_size(cmd, "-K", optarg, &batch_bases); break;
+        case OPT_GPU: bad = cli_gpu_option(cmd, optarg, &gpu); break;
         case 'h': usage_query(stdout); return 0;
         default: usage_query(stderr); return 1;
         }
@@ -135,6 +138,9 @@ int main_query(int argc, char **argv)
         cli_error(cmd, "%s", sbf_last_error());
         return 1;
     }
+    gpu = cli_gpu_resolve(cmd, gpu);
+    if (gpu >= 0 && sbf_index_use_gpu(idx, gpu) != SBF_OK)
+        fprintf(stderr, "sbf %s: notice: %s: using the CPU engine\n", cmd, sbf_last_error());
     const int R = sbf_index_n_targets(idx);
     int io_threads = threads > 1 ? threads : 0;
     if (sbf_seqfile_open(in1, io_threads, &f1) != SBF_OK || (in2 && sbf_seqfile_open(in2, io_threads, &f2) != SBF_OK)) {

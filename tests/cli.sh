@@ -101,9 +101,25 @@ run "build -k 21 alone" 0 "$SBF" build -k 21 -o k21.sbf phage_a.fa && run "info 
 run "build --size" 0 "$SBF" build "${P[@]}" --size 64K -o sized.sbf phage_a.fa && run "info sized" 0 "$SBF" info --json sized.sbf &&
   if grep -q '"bytes": 65536' out; then ok "--size 64K gives a 64 KiB filter"; else not_ok "--size" "$(cat out)"; fi
 
+# ---- engines: CPU and GPU give the same bytes (where no GPU is present, --gpu 0 falls back) ----
+run "build --gpu none" 0 "$SBF" build "${P[@]}" --gpu none -o cpu.sbf phage_a.fa B=phage_b.fa &&
+  same "--gpu none builds the same bytes" cpu.sbf idx.sbf
+run "build --gpu auto" 0 "$SBF" build "${P[@]}" --gpu auto -o auto.sbf phage_a.fa B=phage_b.fa &&
+  same "--gpu auto builds the same bytes as the CPU" auto.sbf idx.sbf
+run "build --gpu 0" 0 "$SBF" build "${P[@]}" --gpu 0 -o gpu0.sbf phage_a.fa B=phage_b.fa &&
+  same "--gpu 0 builds the same bytes as the CPU (or falls back with a notice)" gpu0.sbf idx.sbf
+check_error "build --gpu 99" 0 "sbf build: notice: $(if "$SBF" --version | grep -q 'usable devices (CPU engine)\|CUDA: not built'; then
+    echo 'GPU 99 requested but no CUDA device is usable: using the CPU engine'; else
+    echo "no GPU number 99 (devices 0 to $(( $("$SBF" --version | grep -c '^GPU ') - 1 ))): using the CPU engine"; fi)" \
+  "$SBF" build "${P[@]}" --gpu 99 -o gpu99.sbf phage_a.fa
+check_error "build --gpu nonsense" 1 "sbf build: invalid value 'x' for --gpu: expected an integer from 0 to 1023" \
+  "$SBF" build --gpu x -o x.sbf phage_a.fa
+
 # ---- info ----
-run "info" 0 "$SBF" info idx.sbf && same "info text" out "$expected/info.txt"
-run "info --json" 0 "$SBF" info --json idx.sbf && same "info --json" out "$expected/info.json"
+# the engine line depends on the machine (GPU or not): compared apart
+run "info" 0 "$SBF" info idx.sbf && grep -v '^engine ' out > out.noengine && same "info text" out.noengine "$expected/info.txt"
+grep -Eq '^engine +(CPU \(no usable CUDA device\)|GPU 0: .+)$' out && ok "info names the engine" || not_ok "info names the engine" "$(grep engine out)"
+run "info --json" 0 "$SBF" info --json idx.sbf && grep -v '"gpu": ' out > out.nogpu && same "info --json" out.nogpu "$expected/info.json"
 check_error "info without index" 1 "sbf info: no index given" "$SBF" info
 check_error "info of a FASTA file" 1 "sbf info: phage_a.fa: not an sbf index (bad magic)" "$SBF" info phage_a.fa
 check_error "info of a truncated index" 1 "sbf info: cut.sbf: truncated index (4000 of 14080 bytes)" \
@@ -120,6 +136,8 @@ run "query stdin" 0 bash -c "cat reads.fq | '$SBF' query -x idx.sbf -" && same "
 run "query gzip" 0 bash -c "gzip -c reads.fq > reads.fq.gz && '$SBF' query -x idx.sbf reads.fq.gz" && same "query from gzip" out "$expected/query.tsv"
 run "query SAM" 0 bash -c "awk 'NR%4==1{n=substr(\$1,2)} NR%4==2{print n\"\\t4\\t*\\t0\\t0\\t*\\t*\\t0\\t0\\t\"\$0\"\\t*\"}' reads.fq > reads.sam && '$SBF' query -x idx.sbf reads.sam" &&
   same "query from SAM" out "$expected/query.tsv"
+run "query --gpu none" 0 "$SBF" query -x idx.sbf --gpu none reads.fq && same "query --gpu none" out "$expected/query.tsv"
+run "query --gpu auto" 0 "$SBF" query -x idx.sbf --gpu auto reads.fq && same "query --gpu auto: same as the CPU" out "$expected/query.tsv"
 run "query -o" 0 "$SBF" query -x idx.sbf -o q.tsv reads.fq && same "query -o FILE" q.tsv "$expected/query.tsv"
 run "query pairs" 0 "$SBF" query -x idx.sbf pairs_1.fq pairs_2.fq && same "query of pairs: one line per pair" out "$expected/query_pairs.tsv"
 check_error "query: mismatched mate names" 1 "sbf query: mate names differ: 'p2/1' in pairs_1.fq and 'p9/2' in pairs_2_misnamed.fq" \

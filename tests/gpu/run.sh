@@ -6,7 +6,7 @@
 #   make tests/test_gpu bench/sbf-gpu-bench
 #   ../shared/device/pack-runtime.sh .devrt
 #   mkdir -p .devdata && cp /usr/share/doc/{vt/examples/ref/20.fa.gz,ragout/examples/E.Coli/references/MG1655-K12.fasta.gz,bowtie2/examples/reference/lambda_virus.fa.gz} .devdata/
-# then device run: bash tests/gpu/run.sh, carrying .devrt .devdata tests/test_gpu bench/sbf-gpu-bench
+# then device run: bash tests/gpu/run.sh, carrying .devrt .devdata sbf tests/test_gpu bench/sbf-gpu-bench
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 export LD_LIBRARY_PATH=$PWD/.devrt/lib:${LD_LIBRARY_PATH:-} PATH=$PWD/.devrt/bin:$PATH
@@ -17,6 +17,19 @@ echo "== correctness: tests/test_gpu"
 SBF_GPU_GENOMES=".devdata/lambda_virus.fa.gz .devdata/MG1655-K12.fasta.gz .devdata/20.fa.gz" ./tests/test_gpu 2>&1 |
   tee "$out/test_gpu.log" | grep -E "build |query |PASSED|FAILED|ERROR|LINE|device"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+echo "== the command line: tests/cli.sh with a GPU present, then chr20 through sbf on both engines"
+SBF=$PWD/sbf srcdir=$PWD/tests tests/cli.sh > "$out/cli.log" 2>&1; rc=$?
+grep -E '^not ok|passed, ' "$out/cli.log"; [ "$rc" -eq 0 ] || status=1
+./sbf --version | sed -n '4,5p'
+tmp=$(mktemp -d)
+./sbf build --gpu none -@ 8 -o "$tmp/cpu.sbf" .devdata/20.fa.gz .devdata/MG1655-K12.fasta.gz .devdata/lambda_virus.fa.gz &&
+  ./sbf build --gpu 0 -o "$tmp/gpu.sbf" .devdata/20.fa.gz .devdata/MG1655-K12.fasta.gz .devdata/lambda_virus.fa.gz &&
+  cmp "$tmp/cpu.sbf" "$tmp/gpu.sbf" && echo "sbf build: chr20 + E. coli + lambda index identical on CPU and GPU" || status=1
+zcat .devdata/20.fa.gz > "$tmp/20.fa" && wgsim -N 200000 -1 150 -2 150 -e 0.002 -S 7 "$tmp/20.fa" "$tmp/r1.fq" "$tmp/r2.fq" > /dev/null 2>&1 &&
+  ./sbf query --gpu none -@ 8 -x "$tmp/cpu.sbf" "$tmp/r1.fq" "$tmp/r2.fq" > "$tmp/cpu.tsv" &&
+  ./sbf query --gpu 0 -x "$tmp/cpu.sbf" "$tmp/r1.fq" "$tmp/r2.fq" > "$tmp/gpu.tsv" &&
+  cmp "$tmp/cpu.tsv" "$tmp/gpu.tsv" && echo "sbf query: 200,000 wgsim pairs identical on CPU and GPU ($(wc -l < "$tmp/gpu.tsv") lines)" || status=1
+rm -rf "$tmp"
 if [ "${SKIP_SANITIZER:-0}" != 1 ]; then
   for tool in memcheck racecheck initcheck synccheck; do
     SBF_GPU_QUICK=1 compute-sanitizer --tool "$tool" --error-exitcode 9 ./tests/test_gpu > "$out/sanitizer-$tool.log" 2>&1
