@@ -298,6 +298,122 @@ __global__ void __launch_bounds__(256) query_kernel(const char *__restrict__ seq
     }
 }
 
+/* v4 query: one warp per read, one position per lane, 32 positions per step. Every lane does
+ * the same work for its k-mer (no divergent slow path): the canonical words ending at each
+ * position come from shuffle prefix scans of 2-bit codes (forward packing with the newest base
+ * low, complement packing with the newest base high), the window minimum and the k-mer's s-mer
+ * hashes from shuffles of this step's and the previous step's hashes. */
+#define FULL_MASK 0xffffffffu
+
+template <bool SHARED, int GROUP, unsigned RING>
+__global__ void __launch_bounds__(256) query_warp_kernel(const char *__restrict__ seqs,
+                                                         const uint64_t *__restrict__ offsets, uint64_t n, kparams p,
+                                                         const dev_target *__restrict__ targets, int R,
+                                                         uint32_t *kmers, uint32_t *hits)
+{
+    const unsigned lane = threadIdx.x & 31;
+    const uint64_t warp = (blockIdx.x * (uint64_t)blockDim.x + threadIdx.x) >> 5;
+    const uint64_t n_warps = ((uint64_t)gridDim.x * blockDim.x) >> 5;
+    for (uint64_t i = warp; i < n; i += n_warps) {
+        const uint64_t start = offsets[i], len = offsets[i + 1] - start;
+        for (int r0 = 0; r0 < R; r0 += GROUP) {
+            const int g = R - r0 < GROUP ? R - r0 : GROUP;
+            uint32_t count[GROUP];
+#pragma unroll
+            for (int t = 0; t < GROUP; ++t)
+                count[t] = 0;
+            uint32_t nk = 0, carry = 0;
+            uint64_t w_prev = 0, le_prev = 0, hs_prev = ~0ULL, hm_prev = ~0ULL;
+            for (uint64_t base = 0; base < len; base += 32) {
+                const uint64_t pos = base + lane;
+                const unsigned c = pos < len ? sbf_encode_ascii((unsigned char)seqs[start + pos]) : SBF_BASE_INVALID;
+                /* consecutive valid bases ending here */
+                const unsigned bad = __ballot_sync(FULL_MASK, c > 3);
+                const unsigned upto = bad & (lane == 31 ? FULL_MASK : (2u << lane) - 1u);
+                const uint32_t valid = upto ? lane - (31 - __clz(upto)) : carry + lane + 1;
+                carry = __shfl_sync(FULL_MASK, valid, 31);
+                /* prefix scans over this step's bases: fw packs them with the newest low (shift and
+                 * OR); le puts the complement of the base at lane i at bits 2i (an OR scan) */
+                uint64_t fw = c & 3, le = (uint64_t)(3 - (c & 3)) << (2 * lane);
+#pragma unroll
+                for (unsigned d = 1; d < 32; d <<= 1) {
+                    uint64_t a = __shfl_up_sync(FULL_MASK, fw, d), b = __shfl_up_sync(FULL_MASK, le, d);
+                    if (lane >= d) {
+                        fw = (a << (2 * d)) | fw;
+                        le |= b;
+                    }
+                }
+                /* W: the last 32 bases, newest at bits 0-1; LE: their complements, newest at bits 62-63 */
+                const uint64_t W = lane == 31 ? fw : (w_prev << (2 * (lane + 1))) | fw;
+                const uint64_t LE = (lane == 31 ? 0 : le_prev >> (2 * (lane + 1))) | (le << (2 * (31 - lane)));
+                w_prev = __shfl_sync(FULL_MASK, W, 31);
+                le_prev = __shfl_sync(FULL_MASK, LE, 31);
+                const uint64_t fs = W & p.mask_s, rs = LE >> (64 - 2 * p.s);
+                const uint64_t hs = sbf_hash_smer(fs < rs ? fs : rs);
+                uint64_t hm = hs;
+                if (!SHARED) {
+                    const uint64_t fm = W & p.mask_m, rm = LE >> (64 - 2 * p.m);
+                    hm = sbf_hash_mmer(fm < rm ? fm : rm);
+                }
+                /* the window's minimum and the k-mer's s-mer hashes, from this step and the last */
+                uint64_t mn = ~0ULL;
+                for (unsigned t = 0; t < p.w; ++t) {
+                    const unsigned src = (lane - t) & 31;
+                    const uint64_t cur = __shfl_sync(FULL_MASK, hm, src), prv = __shfl_sync(FULL_MASK, hm_prev, src);
+                    const uint64_t h = lane >= t ? cur : prv;
+                    mn = h < mn ? h : mn;
+                }
+                uint64_t smer[RING];
+#pragma unroll
+                for (unsigned t = 0; t < RING; ++t) {
+                    if (t > p.extra)
+                        break;
+                    const unsigned src = (lane - t) & 31;
+                    const uint64_t cur = __shfl_sync(FULL_MASK, hs, src), prv = __shfl_sync(FULL_MASK, hs_prev, src);
+                    smer[t] = lane >= t ? cur : prv;
+                }
+                hs_prev = hs;
+                hm_prev = hm;
+                const int kmer = pos < len && valid >= p.k;
+                nk += kmer;
+                if (kmer) {
+#pragma unroll
+                    for (int t = 0; t < GROUP; ++t) {
+                        if (t >= g)
+                            break;
+                        const dev_target tg = targets[r0 + t];
+                        const unsigned long long *w = tg.bits + sbf_shard_index(mn, tg.n_shards) * p.words;
+                        int present = 1;
+#pragma unroll
+                        for (unsigned j = 0; j < RING; ++j) {
+                            if (j > p.extra)
+                                break;
+                            present &= smer_present(w, smer[j], p);
+                        }
+                        count[t] += present;
+                    }
+                }
+            }
+            /* sums over the warp */
+#pragma unroll
+            for (unsigned d = 16; d; d >>= 1) {
+                nk += __shfl_down_sync(FULL_MASK, nk, d);
+#pragma unroll
+                for (int t = 0; t < GROUP; ++t)
+                    count[t] += __shfl_down_sync(FULL_MASK, count[t], d);
+            }
+            if (lane == 0) {
+#pragma unroll
+                for (int t = 0; t < GROUP; ++t)
+                    if (t < g)
+                        hits[i * (uint64_t)R + (uint64_t)(r0 + t)] = count[t];
+                if (r0 == 0)
+                    kmers[i] = nk;
+            }
+        }
+    }
+}
+
 /* ---- host side ---- */
 
 extern "C" int sbf_gpu_count(void)
@@ -371,10 +487,20 @@ template <bool SHARED, unsigned RING>
 static void launch_query_t(int blocks, const char *seqs, const uint64_t *offsets, uint64_t n, const kparams &kp,
                            const dev_target *targets, int R, uint32_t *kmers, uint32_t *hits)
 {
+    /* one warp per read: 8 reads per block of 256 */
+    const uint64_t want = (n + 7) / 8, cap = (uint64_t)blocks * 32;
+    const int wblocks = (int)(want < cap ? (want ? want : 1) : cap);
+    if (getenv("SBF_GPU_QUERY_V3")) { /* the thread-per-read kernel, kept for comparison */
+        if (R == 1)
+            query_kernel<SHARED, 1, RING><<<blocks, 256>>>(seqs, offsets, n, kp, targets, R, kmers, hits);
+        else
+            query_kernel<SHARED, 8, RING><<<blocks, 256>>>(seqs, offsets, n, kp, targets, R, kmers, hits);
+        return;
+    }
     if (R == 1)
-        query_kernel<SHARED, 1, RING><<<blocks, 256>>>(seqs, offsets, n, kp, targets, R, kmers, hits);
+        query_warp_kernel<SHARED, 1, RING><<<wblocks, 256>>>(seqs, offsets, n, kp, targets, R, kmers, hits);
     else
-        query_kernel<SHARED, 8, RING><<<blocks, 256>>>(seqs, offsets, n, kp, targets, R, kmers, hits);
+        query_warp_kernel<SHARED, 8, RING><<<wblocks, 256>>>(seqs, offsets, n, kp, targets, R, kmers, hits);
 }
 
 static void launch_query(int blocks, const char *seqs, const uint64_t *offsets, uint64_t n, const kparams &kp,
