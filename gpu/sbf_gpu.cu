@@ -34,26 +34,57 @@ extern "C" {
  * (8 for the defaults), so a thread's rings stay small enough for L1. */
 
 struct kparams {
-    unsigned k, m, s, H, log2b, words, w, extra;
-    uint64_t mask_m, mask_s;
-    unsigned shift_m, shift_s;
+    unsigned k_, m_, s_, H_, log2b_, words_, w_, extra_;
+    uint64_t mask_m_, mask_s_;
+    unsigned shift_m_, shift_s_;
+    __host__ __device__ unsigned k() const { return k_; }
+    __host__ __device__ unsigned m() const { return m_; }
+    __host__ __device__ unsigned s() const { return s_; }
+    __host__ __device__ unsigned H() const { return H_; }
+    __host__ __device__ unsigned log2b() const { return log2b_; }
+    __host__ __device__ unsigned words() const { return words_; }
+    __host__ __device__ unsigned w() const { return w_; }
+    __host__ __device__ unsigned extra() const { return extra_; }
+    __host__ __device__ uint64_t mask_m() const { return mask_m_; }
+    __host__ __device__ uint64_t mask_s() const { return mask_s_; }
+    __host__ __device__ unsigned shift_m() const { return shift_m_; }
+    __host__ __device__ unsigned shift_s() const { return shift_s_; }
 };
+
+/* The same accessors as compile-time constants: kernels instantiated for the default parameters
+ * unroll every loop over w, k-s+1 and H and shift by constants (v5, doc/gpu-notes.md). */
+template <unsigned K, unsigned M, unsigned S, unsigned HH, unsigned LOG2B>
+struct cparams {
+    __host__ __device__ static constexpr unsigned k() { return K; }
+    __host__ __device__ static constexpr unsigned m() { return M; }
+    __host__ __device__ static constexpr unsigned s() { return S; }
+    __host__ __device__ static constexpr unsigned H() { return HH; }
+    __host__ __device__ static constexpr unsigned log2b() { return LOG2B; }
+    __host__ __device__ static constexpr unsigned words() { return (1u << LOG2B) / 64u; }
+    __host__ __device__ static constexpr unsigned w() { return K - M + 1; }
+    __host__ __device__ static constexpr unsigned extra() { return K - S; }
+    __host__ __device__ static constexpr uint64_t mask_m() { return M >= 32 ? ~0ULL : (1ULL << (2 * M)) - 1ULL; }
+    __host__ __device__ static constexpr uint64_t mask_s() { return S >= 32 ? ~0ULL : (1ULL << (2 * S)) - 1ULL; }
+    __host__ __device__ static constexpr unsigned shift_m() { return 2 * (M - 1); }
+    __host__ __device__ static constexpr unsigned shift_s() { return 2 * (S - 1); }
+};
+typedef cparams<31, 25, 25, 2, 9> default_params;
 
 static kparams make_params(const sbf_params_t *p)
 {
     kparams kp;
-    kp.k = (unsigned)p->k;
-    kp.m = (unsigned)p->m;
-    kp.s = (unsigned)p->s;
-    kp.H = (unsigned)p->hashes;
-    kp.log2b = sbf_params_shard_log2(p);
-    kp.words = sbf_params_shard_words(p);
-    kp.w = kp.k - kp.m + 1;
-    kp.extra = kp.k - kp.s;
-    kp.mask_m = sbf_mask(kp.m);
-    kp.mask_s = sbf_mask(kp.s);
-    kp.shift_m = 2 * (kp.m - 1);
-    kp.shift_s = 2 * (kp.s - 1);
+    kp.k_ = (unsigned)p->k;
+    kp.m_ = (unsigned)p->m;
+    kp.s_ = (unsigned)p->s;
+    kp.H_ = (unsigned)p->hashes;
+    kp.log2b_ = sbf_params_shard_log2(p);
+    kp.words_ = sbf_params_shard_words(p);
+    kp.w_ = kp.k_ - kp.m_ + 1;
+    kp.extra_ = kp.k_ - kp.s_;
+    kp.mask_m_ = sbf_mask(kp.m_);
+    kp.mask_s_ = sbf_mask(kp.s_);
+    kp.shift_m_ = 2 * (kp.m_ - 1);
+    kp.shift_s_ = 2 * (kp.s_ - 1);
     return kp;
 }
 
@@ -83,8 +114,8 @@ __device__ __forceinline__ void scanner_reset(scanner<SHARED, RING> &sc)
 
 /* Push one base (code 0..4) ending at pos; returns 1 when a valid k-mer ends at pos, with its
  * minimizer hash in sc.min_hash and its newest s-mer hash in *newest. */
-template <bool SHARED, unsigned RING>
-__device__ __forceinline__ int scanner_push(scanner<SHARED, RING> &sc, const kparams &p, unsigned c, uint64_t pos,
+template <class PT, bool SHARED, unsigned RING>
+__device__ __forceinline__ int scanner_push(scanner<SHARED, RING> &sc, const PT &p, unsigned c, uint64_t pos,
                                             uint64_t *newest)
 {
     if (c > 3) {
@@ -92,26 +123,26 @@ __device__ __forceinline__ int scanner_push(scanner<SHARED, RING> &sc, const kpa
         sc.min_hash = ~0ULL;
         return 0;
     }
-    sbf_roll_push(&sc.rs, c, p.mask_s, p.shift_s);
+    sbf_roll_push(&sc.rs, c, p.mask_s(), p.shift_s());
     ++sc.valid;
     const uint64_t hs = sbf_hash_smer(sbf_roll_canonical(&sc.rs));
     sc.ring_s[pos & (RING - 1)] = hs;
     uint64_t hm = hs;
     if (!SHARED) {
-        sbf_roll_push(&sc.rm, c, p.mask_m, p.shift_m);
+        sbf_roll_push(&sc.rm, c, p.mask_m(), p.shift_m());
         hm = sbf_hash_mmer(sbf_roll_canonical(&sc.rm));
         sc.ring_m[SHARED ? 0 : pos & (RING - 1)] = hm;
     }
-    if (sc.valid < p.m)
+    if (sc.valid < p.m())
         return 0;
     if (hm <= sc.min_hash) {
         sc.min_hash = hm;
         sc.min_end = pos;
-    } else if (sc.min_end + p.w <= pos) {
+    } else if (sc.min_end + p.w() <= pos) {
         const uint64_t *ring = SHARED ? sc.ring_s : sc.ring_m;
         uint64_t mn = ~0ULL, at = pos;
-        for (unsigned j = 0; j < p.w; ++j) {
-            uint64_t q = pos + 1 - p.w + j, h = ring[q & (RING - 1)];
+        for (unsigned j = 0; j < p.w(); ++j) {
+            uint64_t q = pos + 1 - p.w() + j, h = ring[q & (RING - 1)];
             if (h <= mn) {
                 mn = h;
                 at = q;
@@ -121,14 +152,15 @@ __device__ __forceinline__ int scanner_push(scanner<SHARED, RING> &sc, const kpa
         sc.min_end = at;
     }
     *newest = hs;
-    return sc.valid >= p.k;
+    return sc.valid >= p.k();
 }
 
 /* OR the H bits of s-mer hash h into the 8-word mask held in registers (no dynamic indexing). */
-__device__ __forceinline__ void mask_add(uint64_t mask[8], uint64_t h, const kparams &p)
+template <class PT>
+__device__ __forceinline__ void mask_add(uint64_t mask[8], uint64_t h, const PT &p)
 {
-    for (unsigned b = 0; b < p.H; ++b) {
-        unsigned bit = sbf_smer_bit(h, b, p.log2b);
+    for (unsigned b = 0; b < p.H(); ++b) {
+        unsigned bit = sbf_smer_bit(h, b, p.log2b());
         unsigned word = bit >> 6;
         uint64_t one = 1ULL << (bit & 63);
 #pragma unroll
@@ -162,14 +194,14 @@ struct byte_stream {
 
 #define BUILD_CHUNK 64u /* k-mers per thread */
 
-template <bool SHARED, unsigned RING>
-__global__ void __launch_bounds__(256) build_kernel(const uint8_t *__restrict__ codes, uint64_t len, kparams p,
+template <class PT, bool SHARED, unsigned RING>
+__global__ void __launch_bounds__(256) build_kernel(const uint8_t *__restrict__ codes, uint64_t len, PT p,
                                                     uint64_t n_shards, unsigned long long *bits, uint64_t n_chunks)
 {
     for (uint64_t chunk = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; chunk < n_chunks;
          chunk += (uint64_t)gridDim.x * blockDim.x) {
         const uint64_t first = chunk * BUILD_CHUNK;
-        uint64_t end = first + BUILD_CHUNK + p.k - 1;
+        uint64_t end = first + BUILD_CHUNK + p.k() - 1;
         if (end > len)
             end = len;
         scanner<SHARED, RING> sc;
@@ -189,7 +221,7 @@ __global__ void __launch_bounds__(256) build_kernel(const uint8_t *__restrict__ 
                 cur_min = sc.min_hash;
                 if (shard != cur_shard) {
                     if (cur_shard != ~0ULL)
-                        mask_flush(mask, bits + cur_shard * p.words, p.words);
+                        mask_flush(mask, bits + cur_shard * p.words(), p.words());
                     cur_shard = shard;
                     prev_kmer = 0;
                 }
@@ -197,13 +229,13 @@ __global__ void __launch_bounds__(256) build_kernel(const uint8_t *__restrict__ 
             if (prev_kmer) { /* the previous k-mer set all but the newest s-mer here already */
                 mask_add(mask, hs, p);
             } else {
-                for (unsigned j = 0; j <= p.extra; ++j)
+                for (unsigned j = 0; j <= p.extra(); ++j)
                     mask_add(mask, sc.ring_s[(pos - j) & (RING - 1)], p);
             }
             prev_kmer = 1;
         }
         if (cur_shard != ~0ULL)
-            mask_flush(mask, bits + cur_shard * p.words, p.words);
+            mask_flush(mask, bits + cur_shard * p.words(), p.words());
     }
 }
 
@@ -212,11 +244,12 @@ struct dev_target {
     uint64_t n_shards;
 };
 
-__device__ __forceinline__ int smer_present(const unsigned long long *__restrict__ w, uint64_t h, const kparams &p)
+template <class PT>
+__device__ __forceinline__ int smer_present(const unsigned long long *__restrict__ w, uint64_t h, const PT &p)
 {
     unsigned long long all = 1;
-    for (unsigned b = 0; b < p.H; ++b) {
-        unsigned bit = sbf_smer_bit(h, b, p.log2b);
+    for (unsigned b = 0; b < p.H(); ++b) {
+        unsigned bit = sbf_smer_bit(h, b, p.log2b());
         all &= __ldg(w + (bit >> 6)) >> (bit & 63);
     }
     return (int)(all & 1);
@@ -226,9 +259,9 @@ __device__ __forceinline__ int smer_present(const unsigned long long *__restrict
  * k-mers share a minimizer (hence a shard), only the newest s-mer is tested; a k-mer is present
  * when no s-mer among its k-s+1 was absent. Targets go in groups of QUERY_GROUP (1 or 8) per
  * scan of the read, their state held in registers. */
-template <bool SHARED, int QUERY_GROUP, unsigned RING>
+template <class PT, bool SHARED, int QUERY_GROUP, unsigned RING>
 __global__ void __launch_bounds__(256) query_kernel(const char *__restrict__ seqs, const uint64_t *__restrict__ offsets,
-                                                    uint64_t n, kparams p, const dev_target *__restrict__ targets,
+                                                    uint64_t n, PT p, const dev_target *__restrict__ targets,
                                                     int R, uint32_t *kmers, uint32_t *hits)
 {
     for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) {
@@ -265,9 +298,9 @@ __global__ void __launch_bounds__(256) query_kernel(const char *__restrict__ seq
                         if (t >= g)
                             break;
                         const dev_target tg = targets[r0 + t];
-                        w[t] = tg.bits + sbf_shard_index(cur_min, tg.n_shards) * p.words;
+                        w[t] = tg.bits + sbf_shard_index(cur_min, tg.n_shards) * p.words();
                         last_absent[t] = -1;
-                        for (unsigned j = p.extra + 1; j-- > 0;)
+                        for (unsigned j = p.extra() + 1; j-- > 0;)
                             if (!smer_present(w[t], sc.ring_s[(rel - j) & (RING - 1)], p))
                                 last_absent[t] = (int64_t)(rel - j);
                     }
@@ -283,7 +316,7 @@ __global__ void __launch_bounds__(256) query_kernel(const char *__restrict__ seq
 #pragma unroll
                 for (int t = 0; t < QUERY_GROUP; ++t)
                     if (t < g)
-                        count[t] += last_absent[t] < (int64_t)(rel - p.extra);
+                        count[t] += last_absent[t] < (int64_t)(rel - p.extra());
                 prev_kmer = 1;
             }
 #pragma unroll
@@ -305,9 +338,9 @@ __global__ void __launch_bounds__(256) query_kernel(const char *__restrict__ seq
  * hashes from shuffles of this step's and the previous step's hashes. */
 #define FULL_MASK 0xffffffffu
 
-template <bool SHARED, int GROUP, unsigned RING>
+template <class PT, bool SHARED, int GROUP, unsigned RING>
 __global__ void __launch_bounds__(256) query_warp_kernel(const char *__restrict__ seqs,
-                                                         const uint64_t *__restrict__ offsets, uint64_t n, kparams p,
+                                                         const uint64_t *__restrict__ offsets, uint64_t n, PT p,
                                                          const dev_target *__restrict__ targets, int R,
                                                          uint32_t *kmers, uint32_t *hits)
 {
@@ -348,16 +381,16 @@ __global__ void __launch_bounds__(256) query_warp_kernel(const char *__restrict_
                 const uint64_t LE = (lane == 31 ? 0 : le_prev >> (2 * (lane + 1))) | (le << (2 * (31 - lane)));
                 w_prev = __shfl_sync(FULL_MASK, W, 31);
                 le_prev = __shfl_sync(FULL_MASK, LE, 31);
-                const uint64_t fs = W & p.mask_s, rs = LE >> (64 - 2 * p.s);
+                const uint64_t fs = W & p.mask_s(), rs = LE >> (64 - 2 * p.s());
                 const uint64_t hs = sbf_hash_smer(fs < rs ? fs : rs);
                 uint64_t hm = hs;
                 if (!SHARED) {
-                    const uint64_t fm = W & p.mask_m, rm = LE >> (64 - 2 * p.m);
+                    const uint64_t fm = W & p.mask_m(), rm = LE >> (64 - 2 * p.m());
                     hm = sbf_hash_mmer(fm < rm ? fm : rm);
                 }
                 /* the window's minimum and the k-mer's s-mer hashes, from this step and the last */
                 uint64_t mn = ~0ULL;
-                for (unsigned t = 0; t < p.w; ++t) {
+                for (unsigned t = 0; t < p.w(); ++t) {
                     const unsigned src = (lane - t) & 31;
                     const uint64_t cur = __shfl_sync(FULL_MASK, hm, src), prv = __shfl_sync(FULL_MASK, hm_prev, src);
                     const uint64_t h = lane >= t ? cur : prv;
@@ -366,7 +399,7 @@ __global__ void __launch_bounds__(256) query_warp_kernel(const char *__restrict_
                 uint64_t smer[RING];
 #pragma unroll
                 for (unsigned t = 0; t < RING; ++t) {
-                    if (t > p.extra)
+                    if (t > p.extra())
                         break;
                     const unsigned src = (lane - t) & 31;
                     const uint64_t cur = __shfl_sync(FULL_MASK, hs, src), prv = __shfl_sync(FULL_MASK, hs_prev, src);
@@ -374,7 +407,7 @@ __global__ void __launch_bounds__(256) query_warp_kernel(const char *__restrict_
                 }
                 hs_prev = hs;
                 hm_prev = hm;
-                const int kmer = pos < len && valid >= p.k;
+                const int kmer = pos < len && valid >= p.k();
                 nk += kmer;
                 if (kmer) {
 #pragma unroll
@@ -382,11 +415,11 @@ __global__ void __launch_bounds__(256) query_warp_kernel(const char *__restrict_
                         if (t >= g)
                             break;
                         const dev_target tg = targets[r0 + t];
-                        const unsigned long long *w = tg.bits + sbf_shard_index(mn, tg.n_shards) * p.words;
+                        const unsigned long long *w = tg.bits + sbf_shard_index(mn, tg.n_shards) * p.words();
                         int present = 1;
 #pragma unroll
                         for (unsigned j = 0; j < RING; ++j) {
-                            if (j > p.extra)
+                            if (j > p.extra())
                                 break;
                             present &= smer_present(w, smer[j], p);
                         }
@@ -457,9 +490,15 @@ fail:
     return rc;
 }
 
+static bool is_default(const kparams &kp)
+{
+    return kp.k() == default_params::k() && kp.m() == default_params::m() && kp.s() == default_params::s() &&
+           kp.H() == default_params::H() && kp.log2b() == default_params::log2b();
+}
+
 static unsigned ring_for(const kparams &kp)
 {
-    unsigned need = kp.w > kp.extra + 1 ? kp.w : kp.extra + 1;
+    unsigned need = kp.w() > kp.extra() + 1 ? kp.w() : kp.extra() + 1;
     return need <= 8 ? 8 : need <= 16 ? 16 : 32;
 }
 
@@ -467,14 +506,17 @@ template <bool SHARED, unsigned RING>
 static void launch_build_t(int blocks, const uint8_t *codes, uint64_t len, const kparams &kp, uint64_t n_shards,
                            unsigned long long *bits, uint64_t n_chunks)
 {
-    build_kernel<SHARED, RING><<<blocks, 256>>>(codes, len, kp, n_shards, bits, n_chunks);
+    if (is_default(kp))
+        build_kernel<default_params, SHARED, RING><<<blocks, 256>>>(codes, len, default_params(), n_shards, bits, n_chunks);
+    else
+        build_kernel<kparams, SHARED, RING><<<blocks, 256>>>(codes, len, kp, n_shards, bits, n_chunks);
 }
 
 static void launch_build(int blocks, const uint8_t *codes, uint64_t len, const kparams &kp, uint64_t n_shards,
                          unsigned long long *bits, uint64_t n_chunks)
 {
     const unsigned ring = ring_for(kp);
-    const bool shared = kp.m == kp.s;
+    const bool shared = kp.m() == kp.s();
 #define BUILD_CASE(S, RG) \
     if (shared == S && ring == RG) \
         return launch_build_t<S, RG>(blocks, codes, len, kp, n_shards, bits, n_chunks);
@@ -492,22 +534,29 @@ static void launch_query_t(int blocks, const char *seqs, const uint64_t *offsets
     const int wblocks = (int)(want < cap ? (want ? want : 1) : cap);
     if (getenv("SBF_GPU_QUERY_V3")) { /* the thread-per-read kernel, kept for comparison */
         if (R == 1)
-            query_kernel<SHARED, 1, RING><<<blocks, 256>>>(seqs, offsets, n, kp, targets, R, kmers, hits);
+            query_kernel<kparams, SHARED, 1, RING><<<blocks, 256>>>(seqs, offsets, n, kp, targets, R, kmers, hits);
         else
-            query_kernel<SHARED, 8, RING><<<blocks, 256>>>(seqs, offsets, n, kp, targets, R, kmers, hits);
+            query_kernel<kparams, SHARED, 8, RING><<<blocks, 256>>>(seqs, offsets, n, kp, targets, R, kmers, hits);
         return;
     }
-    if (R == 1)
-        query_warp_kernel<SHARED, 1, RING><<<wblocks, 256>>>(seqs, offsets, n, kp, targets, R, kmers, hits);
+    const bool dflt = is_default(kp) && !getenv("SBF_GPU_GENERIC");
+    if (dflt && R == 1)
+        query_warp_kernel<default_params, SHARED, 1, RING><<<wblocks, 256>>>(seqs, offsets, n, default_params(), targets,
+                                                                              R, kmers, hits);
+    else if (dflt)
+        query_warp_kernel<default_params, SHARED, 8, RING><<<wblocks, 256>>>(seqs, offsets, n, default_params(), targets,
+                                                                              R, kmers, hits);
+    else if (R == 1)
+        query_warp_kernel<kparams, SHARED, 1, RING><<<wblocks, 256>>>(seqs, offsets, n, kp, targets, R, kmers, hits);
     else
-        query_warp_kernel<SHARED, 8, RING><<<wblocks, 256>>>(seqs, offsets, n, kp, targets, R, kmers, hits);
+        query_warp_kernel<kparams, SHARED, 8, RING><<<wblocks, 256>>>(seqs, offsets, n, kp, targets, R, kmers, hits);
 }
 
 static void launch_query(int blocks, const char *seqs, const uint64_t *offsets, uint64_t n, const kparams &kp,
                          const dev_target *targets, int R, uint32_t *kmers, uint32_t *hits)
 {
     const unsigned ring = ring_for(kp);
-    const bool shared = kp.m == kp.s;
+    const bool shared = kp.m() == kp.s();
 #define QUERY_CASE(S, RG) \
     if (shared == S && ring == RG) \
         return launch_query_t<S, RG>(blocks, seqs, offsets, n, kp, targets, R, kmers, hits);
@@ -533,7 +582,7 @@ static int build_on_device(int device, const sbf_index_t *idx, sbf_target_t *t, 
     unsigned long long *d_bits = NULL;
     cudaEvent_t ev0 = NULL, ev1 = NULL;
     double *ms = NULL;
-    const uint64_t n_chunks = len >= kp.k ? (len - kp.k + 1 + BUILD_CHUNK - 1) / BUILD_CHUNK : 0;
+    const uint64_t n_chunks = len >= kp.k() ? (len - kp.k() + 1 + BUILD_CHUNK - 1) / BUILD_CHUNK : 0;
 
     CUDA_TRY(cudaSetDevice(device));
     CUDA_TRY(cudaMalloc(&d_codes, len + 8)); /* + 8: the kernel reads 8 bytes at a time */
