@@ -59,11 +59,16 @@ SBF_HD uint64_t sbf_mulhi64(uint64_t a, uint64_t b)
 #endif
 }
 
-/* The minimizer hash is a minimum, hence biased towards small values: mix it again before
- * reducing it to a shard number so that every shard is equally likely. */
+/* The minimizer hash is a minimum, hence biased towards small values: mix it again (the shard
+ * key, the same for every target) before reducing it to a shard number of one target, so that
+ * every shard is equally likely. */
+SBF_HD uint64_t sbf_shard_key(uint64_t minimizer_hash) { return sbf_mix64(minimizer_hash ^ SBF_SEED_SHARD); }
+
+SBF_HD uint64_t sbf_shard_of_key(uint64_t key, uint64_t n_shards) { return sbf_mulhi64(key, n_shards); }
+
 SBF_HD uint64_t sbf_shard_index(uint64_t minimizer_hash, uint64_t n_shards)
 {
-    return sbf_mulhi64(sbf_mix64(minimizer_hash ^ SBF_SEED_SHARD), n_shards);
+    return sbf_shard_of_key(sbf_shard_key(minimizer_hash), n_shards);
 }
 
 /* Bit j (0 <= j < H) of an s-mer inside a shard of 2^shard_log2 bits. */

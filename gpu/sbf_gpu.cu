@@ -8,6 +8,8 @@
  */
 #include <cuda_runtime.h>
 
+#include <type_traits>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +71,12 @@ struct cparams {
     __host__ __device__ static constexpr unsigned shift_s() { return 2 * (S - 1); }
 };
 typedef cparams<31, 25, 25, 2, 9> default_params;
+
+/* Bits of an s-mer hash that hold its H bit positions: known at compile time for cparams only
+ * (kparams' accessors are not constant expressions), 64 meaning "the whole hash". */
+template <class PT> struct smer_bits { static constexpr unsigned value = 64; };
+template <unsigned K, unsigned M, unsigned S, unsigned HH, unsigned L>
+struct smer_bits<cparams<K, M, S, HH, L>> { static constexpr unsigned value = HH * L; };
 
 static kparams make_params(const sbf_params_t *p)
 {
@@ -244,8 +252,8 @@ struct dev_target {
     uint64_t n_shards;
 };
 
-template <class PT>
-__device__ __forceinline__ int smer_present(const unsigned long long *__restrict__ w, uint64_t h, const PT &p)
+template <class PT, class WORD>
+__device__ __forceinline__ int smer_present(const unsigned long long *__restrict__ w, WORD h, const PT &p)
 {
     unsigned long long all = 1;
     for (unsigned b = 0; b < p.H(); ++b) {
@@ -356,7 +364,10 @@ __global__ void __launch_bounds__(256) query_warp_kernel(const char *__restrict_
             for (int t = 0; t < GROUP; ++t)
                 count[t] = 0;
             uint32_t nk = 0, carry = 0;
-            uint64_t w_prev = 0, le_prev = 0, hs_prev = ~0ULL, hm_prev = ~0ULL;
+            /* the s-mer bits need H * log2(shard bits) low bits of the hash */
+            typedef typename std::conditional<smer_bits<PT>::value <= 32, uint32_t, uint64_t>::type smer_word_t;
+            uint64_t w_prev = 0, le_prev = 0, lv_prev[6] = {~0ULL, ~0ULL, ~0ULL, ~0ULL, ~0ULL, ~0ULL};
+            smer_word_t hs_prev = (smer_word_t)~0ULL;
             for (uint64_t base = 0; base < len; base += 32) {
                 const uint64_t pos = base + lane;
                 const unsigned c = pos < len ? sbf_encode_ascii((unsigned char)seqs[start + pos]) : SBF_BASE_INVALID;
@@ -388,34 +399,55 @@ __global__ void __launch_bounds__(256) query_warp_kernel(const char *__restrict_
                     const uint64_t fm = W & p.mask_m(), rm = LE >> (64 - 2 * p.m());
                     hm = sbf_hash_mmer(fm < rm ? fm : rm);
                 }
-                /* the window's minimum and the k-mer's s-mer hashes, from this step and the last */
-                uint64_t mn = ~0ULL;
-                for (unsigned t = 0; t < p.w(); ++t) {
-                    const unsigned src = (lane - t) & 31;
-                    const uint64_t cur = __shfl_sync(FULL_MASK, hm, src), prv = __shfl_sync(FULL_MASK, hm_prev, src);
-                    const uint64_t h = lane >= t ? cur : prv;
-                    mn = h < mn ? h : mn;
+                /* The window's minimum by doubling: level i holds the minimum of the 2^i m-mers
+                 * ending here; each level reads level i 2^i positions back, from this step's lanes
+                 * or the previous step's (whose levels were kept). Then the k-mer's s-mers: only
+                 * the low 32 bits of their hashes hold the bit positions (H x log2 bits <= 32 for
+                 * the defaults), so one 32-bit shuffle each. */
+                uint64_t lv = hm, mn;
+                unsigned level = 0;
+#pragma unroll
+                for (; level < 5; ++level) {
+                    const unsigned d = 1u << level;
+                    if (2 * d > p.w())
+                        break;
+                    const unsigned src = (lane - d) & 31;
+                    const uint64_t cur = __shfl_sync(FULL_MASK, lv, src), prv = __shfl_sync(FULL_MASK, lv_prev[level], src);
+                    lv_prev[level] = lv;
+                    const uint64_t back = lane >= d ? cur : prv;
+                    lv = back < lv ? back : lv;
                 }
-                uint64_t smer[RING];
+                {
+                    /* level `level` covers P = 2^level <= w m-mers; the rest from w - P back */
+                    const unsigned rest = p.w() - (1u << level);
+                    const unsigned src = (lane - rest) & 31;
+                    const uint64_t cur = __shfl_sync(FULL_MASK, lv, src), prv = __shfl_sync(FULL_MASK, lv_prev[level], src);
+                    lv_prev[level] = lv;
+                    const uint64_t back = rest == 0 ? lv : lane >= rest ? cur : prv;
+                    mn = back < lv ? back : lv;
+                }
+                smer_word_t smer[RING];
+                const smer_word_t hs_word = (smer_word_t)hs;
 #pragma unroll
                 for (unsigned t = 0; t < RING; ++t) {
                     if (t > p.extra())
                         break;
                     const unsigned src = (lane - t) & 31;
-                    const uint64_t cur = __shfl_sync(FULL_MASK, hs, src), prv = __shfl_sync(FULL_MASK, hs_prev, src);
+                    const smer_word_t cur = __shfl_sync(FULL_MASK, hs_word, src), prv = __shfl_sync(FULL_MASK, hs_prev, src);
                     smer[t] = lane >= t ? cur : prv;
                 }
-                hs_prev = hs;
-                hm_prev = hm;
+                hs_prev = hs_word;
                 const int kmer = pos < len && valid >= p.k();
                 nk += kmer;
                 if (kmer) {
+                    /* the shard key is the same for every target, only the range reduction differs */
+                    const uint64_t key = sbf_shard_key(mn);
 #pragma unroll
                     for (int t = 0; t < GROUP; ++t) {
                         if (t >= g)
                             break;
                         const dev_target tg = targets[r0 + t];
-                        const unsigned long long *w = tg.bits + sbf_shard_index(mn, tg.n_shards) * p.words();
+                        const unsigned long long *w = tg.bits + sbf_shard_of_key(key, tg.n_shards) * p.words();
                         int present = 1;
 #pragma unroll
                         for (unsigned j = 0; j < RING; ++j) {
