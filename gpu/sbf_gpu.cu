@@ -603,6 +603,39 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Time `repeats` runs of launch() with CUDA events, each after an untimed prepare(); the
+ * median in milliseconds goes to *ms_median. Both callables return a cudaError_t. */
+template <class P, class L>
+static int time_median(int repeats, double *ms_median, P prepare, L launch)
+{
+    int rc = SBFI_OK;
+    cudaEvent_t ev0 = NULL, ev1 = NULL;
+    double *ms = (double *)malloc((size_t)repeats * sizeof *ms);
+    if (!ms)
+        return sbf_error(SBFI_E_NOMEM, "out of memory");
+    CUDA_TRY(cudaEventCreate(&ev0));
+    CUDA_TRY(cudaEventCreate(&ev1));
+    for (int i = 0; i < repeats; ++i) {
+        float f;
+        CUDA_TRY(prepare());
+        CUDA_TRY(cudaEventRecord(ev0));
+        CUDA_TRY(launch());
+        CUDA_TRY(cudaEventRecord(ev1));
+        CUDA_TRY(cudaEventSynchronize(ev1));
+        CUDA_TRY(cudaEventElapsedTime(&f, ev0, ev1));
+        ms[i] = f;
+    }
+    qsort(ms, (size_t)repeats, sizeof *ms, cmp_double);
+    *ms_median = ms[repeats / 2];
+fail:
+    if (ev0)
+        cudaEventDestroy(ev0);
+    if (ev1)
+        cudaEventDestroy(ev1);
+    free(ms);
+    return rc;
+}
+
 /* Build on the device; with repeats > 0, time `repeats` launches after a warm-up one. */
 static int build_on_device(int device, const sbf_index_t *idx, sbf_target_t *t, const uint8_t *codes, uint64_t len,
                            int repeats, double *ms_median)
@@ -612,8 +645,6 @@ static int build_on_device(int device, const sbf_index_t *idx, sbf_target_t *t, 
     const size_t bytes = sbf_target_bytes(idx, t);
     uint8_t *d_codes = NULL;
     unsigned long long *d_bits = NULL;
-    cudaEvent_t ev0 = NULL, ev1 = NULL;
-    double *ms = NULL;
     const uint64_t n_chunks = len >= kp.k() ? (len - kp.k() + 1 + BUILD_CHUNK - 1) / BUILD_CHUNK : 0;
 
     CUDA_TRY(cudaSetDevice(device));
@@ -631,35 +662,19 @@ static int build_on_device(int device, const sbf_index_t *idx, sbf_target_t *t, 
     }
     CUDA_TRY(cudaMemcpy(t->bits, d_bits, bytes, cudaMemcpyDeviceToHost));
     if (repeats > 0 && n_chunks) {
-        if (!(ms = (double *)malloc((size_t)repeats * sizeof *ms))) {
-            rc = sbf_error(SBFI_E_NOMEM, "out of memory");
+        rc = time_median(
+            repeats, ms_median, [&] { return cudaMemset(d_bits, 0, bytes); },
+            [&] {
+                launch_build(blocks, d_codes, len, kp, t->n_shards, d_bits, n_chunks);
+                return cudaGetLastError();
+            });
+        if (rc)
             goto fail;
-        }
-        CUDA_TRY(cudaEventCreate(&ev0));
-        CUDA_TRY(cudaEventCreate(&ev1));
-        for (int i = 0; i < repeats; ++i) {
-            float f;
-            CUDA_TRY(cudaMemset(d_bits, 0, bytes));
-            CUDA_TRY(cudaEventRecord(ev0));
-            launch_build(blocks, d_codes, len, kp, t->n_shards, d_bits, n_chunks);
-            CUDA_TRY(cudaGetLastError());
-            CUDA_TRY(cudaEventRecord(ev1));
-            CUDA_TRY(cudaEventSynchronize(ev1));
-            CUDA_TRY(cudaEventElapsedTime(&f, ev0, ev1));
-            ms[i] = f;
-        }
-        qsort(ms, (size_t)repeats, sizeof *ms, cmp_double);
-        *ms_median = ms[repeats / 2];
     }
     sbf_target_stats(idx, t);
 fail:
-    if (ev0)
-        cudaEventDestroy(ev0);
-    if (ev1)
-        cudaEventDestroy(ev1);
     cudaFree(d_codes);
     cudaFree(d_bits);
-    free(ms);
     return rc;
 }
 
@@ -740,8 +755,6 @@ static int query_packed(sbf_gpu_index_t *g, const char *seqs, const uint64_t *of
     char *d_seqs = NULL;
     uint64_t *d_offsets = NULL;
     uint32_t *d_kmers = NULL, *d_hits = NULL;
-    cudaEvent_t ev0 = NULL, ev1 = NULL;
-    double *ms = NULL;
 
     CUDA_TRY(cudaSetDevice(g->device));
     CUDA_TRY(cudaMalloc(&d_seqs, total + 8)); /* + 8: the kernel reads 8 bytes at a time */
@@ -763,35 +776,20 @@ static int query_packed(sbf_gpu_index_t *g, const char *seqs, const uint64_t *of
     if (hits)
         CUDA_TRY(cudaMemcpy(hits, d_hits, n * (size_t)R * sizeof *hits, cudaMemcpyDeviceToHost));
     if (repeats > 0 && n) {
-        if (!(ms = (double *)malloc((size_t)repeats * sizeof *ms))) {
-            rc = sbf_error(SBFI_E_NOMEM, "out of memory");
+        rc = time_median(
+            repeats, ms_median, [] { return cudaSuccess; },
+            [&] {
+                launch_query(blocks, d_seqs, d_offsets, n, g->kp, g->d_targets, R, d_kmers, d_hits);
+                return cudaGetLastError();
+            });
+        if (rc)
             goto fail;
-        }
-        CUDA_TRY(cudaEventCreate(&ev0));
-        CUDA_TRY(cudaEventCreate(&ev1));
-        for (int i = 0; i < repeats; ++i) {
-            float f;
-            CUDA_TRY(cudaEventRecord(ev0));
-            launch_query(blocks, d_seqs, d_offsets, n, g->kp, g->d_targets, R, d_kmers, d_hits);
-            CUDA_TRY(cudaGetLastError());
-            CUDA_TRY(cudaEventRecord(ev1));
-            CUDA_TRY(cudaEventSynchronize(ev1));
-            CUDA_TRY(cudaEventElapsedTime(&f, ev0, ev1));
-            ms[i] = f;
-        }
-        qsort(ms, (size_t)repeats, sizeof *ms, cmp_double);
-        *ms_median = ms[repeats / 2];
     }
 fail:
-    if (ev0)
-        cudaEventDestroy(ev0);
-    if (ev1)
-        cudaEventDestroy(ev1);
     cudaFree(d_seqs);
     cudaFree(d_offsets);
     cudaFree(d_kmers);
     cudaFree(d_hits);
-    free(ms);
     return rc;
 }
 
