@@ -559,39 +559,39 @@ static void launch_build(int blocks, const uint8_t *codes, uint64_t len, const k
 
 template <bool SHARED, unsigned RING>
 static void launch_query_t(int blocks, const char *seqs, const uint64_t *offsets, uint64_t n, const kparams &kp,
-                           const dev_target *targets, int R, uint32_t *kmers, uint32_t *hits)
+                           const dev_target *targets, int R, uint32_t *kmers, uint32_t *hits, cudaStream_t st)
 {
     /* one warp per read: 8 reads per block of 256 */
     const uint64_t want = (n + 7) / 8, cap = (uint64_t)blocks * 32;
     const int wblocks = (int)(want < cap ? (want ? want : 1) : cap);
     if (getenv("SBF_GPU_QUERY_V3")) { /* the thread-per-read kernel, kept for comparison */
         if (R == 1)
-            query_kernel<kparams, SHARED, 1, RING><<<blocks, 256>>>(seqs, offsets, n, kp, targets, R, kmers, hits);
+            query_kernel<kparams, SHARED, 1, RING><<<blocks, 256, 0, st>>>(seqs, offsets, n, kp, targets, R, kmers, hits);
         else
-            query_kernel<kparams, SHARED, 8, RING><<<blocks, 256>>>(seqs, offsets, n, kp, targets, R, kmers, hits);
+            query_kernel<kparams, SHARED, 8, RING><<<blocks, 256, 0, st>>>(seqs, offsets, n, kp, targets, R, kmers, hits);
         return;
     }
     const bool dflt = is_default(kp) && !getenv("SBF_GPU_GENERIC");
     if (dflt && R == 1)
-        query_warp_kernel<default_params, SHARED, 1, RING><<<wblocks, 256>>>(seqs, offsets, n, default_params(), targets,
+        query_warp_kernel<default_params, SHARED, 1, RING><<<wblocks, 256, 0, st>>>(seqs, offsets, n, default_params(), targets,
                                                                               R, kmers, hits);
     else if (dflt)
-        query_warp_kernel<default_params, SHARED, 8, RING><<<wblocks, 256>>>(seqs, offsets, n, default_params(), targets,
+        query_warp_kernel<default_params, SHARED, 8, RING><<<wblocks, 256, 0, st>>>(seqs, offsets, n, default_params(), targets,
                                                                               R, kmers, hits);
     else if (R == 1)
-        query_warp_kernel<kparams, SHARED, 1, RING><<<wblocks, 256>>>(seqs, offsets, n, kp, targets, R, kmers, hits);
+        query_warp_kernel<kparams, SHARED, 1, RING><<<wblocks, 256, 0, st>>>(seqs, offsets, n, kp, targets, R, kmers, hits);
     else
-        query_warp_kernel<kparams, SHARED, 8, RING><<<wblocks, 256>>>(seqs, offsets, n, kp, targets, R, kmers, hits);
+        query_warp_kernel<kparams, SHARED, 8, RING><<<wblocks, 256, 0, st>>>(seqs, offsets, n, kp, targets, R, kmers, hits);
 }
 
 static void launch_query(int blocks, const char *seqs, const uint64_t *offsets, uint64_t n, const kparams &kp,
-                         const dev_target *targets, int R, uint32_t *kmers, uint32_t *hits)
+                         const dev_target *targets, int R, uint32_t *kmers, uint32_t *hits, cudaStream_t st = 0)
 {
     const unsigned ring = ring_for(kp);
     const bool shared = kp.m() == kp.s();
 #define QUERY_CASE(S, RG) \
     if (shared == S && ring == RG) \
-        return launch_query_t<S, RG>(blocks, seqs, offsets, n, kp, targets, R, kmers, hits);
+        return launch_query_t<S, RG>(blocks, seqs, offsets, n, kp, targets, R, kmers, hits, st);
     QUERY_CASE(true, 8) QUERY_CASE(true, 16) QUERY_CASE(true, 32)
     QUERY_CASE(false, 8) QUERY_CASE(false, 16) QUERY_CASE(false, 32)
 #undef QUERY_CASE
@@ -827,5 +827,96 @@ extern "C" int sbf_gpu_bench_query(sbf_gpu_index_t *g, const char *seqs, const u
         total += kmers[i];
     *kmers_total = total;
     free(kmers);
+    return rc;
+}
+
+extern "C" int sbf_gpu_host_alloc(size_t bytes, void **out)
+{
+    int rc = SBFI_OK;
+    *out = NULL;
+    CUDA_TRY(cudaHostAlloc(out, bytes ? bytes : 1, cudaHostAllocDefault));
+    return SBFI_OK;
+fail:
+    return rc;
+}
+
+extern "C" void sbf_gpu_host_free(void *p)
+{
+    if (p)
+        cudaFreeHost(p);
+}
+
+/* Reads in pinned host memory, queried in batches of `batch` reads through two streams: the
+ * copies of one batch overlap the kernel of the other. *seconds_median: the whole run, copies
+ * in and results out included, median of `repeats` after a warm-up. */
+extern "C" int sbf_gpu_bench_query_host(sbf_gpu_index_t *g, const char *seqs, const uint64_t *offsets, size_t n,
+                                        size_t batch, int repeats, double *ms_median, uint64_t *kmers_total)
+{
+    int rc = SBFI_OK, blocks = 0;
+    const int R = g->n_targets;
+    cudaStream_t st[2] = {NULL, NULL};
+    char *d_seqs[2] = {NULL, NULL};
+    uint64_t *d_off[2] = {NULL, NULL};
+    uint32_t *d_kmers[2] = {NULL, NULL}, *d_hits[2] = {NULL, NULL};
+    uint32_t *kmers = NULL, *hits = NULL;
+    size_t max_bytes = 0;
+    for (size_t b0 = 0; b0 < n; b0 += batch) {
+        size_t b1 = b0 + batch < n ? b0 + batch : n;
+        if (offsets[b1] - offsets[b0] > max_bytes)
+            max_bytes = offsets[b1] - offsets[b0];
+    }
+    CUDA_TRY(cudaSetDevice(g->device));
+    CUDA_TRY(cudaHostAlloc(&kmers, (n ? n : 1) * sizeof *kmers, cudaHostAllocDefault));
+    CUDA_TRY(cudaHostAlloc(&hits, (n ? n : 1) * (size_t)R * sizeof *hits, cudaHostAllocDefault));
+    for (int s = 0; s < 2; ++s) {
+        CUDA_TRY(cudaStreamCreateWithFlags(&st[s], cudaStreamNonBlocking));
+        CUDA_TRY(cudaMalloc(&d_seqs[s], max_bytes + 8));
+        CUDA_TRY(cudaMalloc(&d_off[s], (batch + 1) * sizeof(uint64_t)));
+        CUDA_TRY(cudaMalloc(&d_kmers[s], batch * sizeof(uint32_t)));
+        CUDA_TRY(cudaMalloc(&d_hits[s], batch * (size_t)R * sizeof(uint32_t)));
+    }
+    if ((rc = grid_for(batch, g->device, &blocks)))
+        goto fail;
+    {
+        auto run_all = [&]() -> cudaError_t {
+            for (size_t b0 = 0, k = 0; b0 < n; b0 += batch, ++k) {
+                const size_t b1 = b0 + batch < n ? b0 + batch : n, cnt = b1 - b0;
+                const int s = (int)(k & 1);
+                const uint64_t base = offsets[b0];
+                cudaError_t e;
+                if ((e = cudaMemcpyAsync(d_seqs[s], seqs + base, offsets[b1] - base, cudaMemcpyHostToDevice, st[s])) ||
+                    (e = cudaMemcpyAsync(d_off[s], offsets + b0, (cnt + 1) * sizeof(uint64_t), cudaMemcpyHostToDevice,
+                                         st[s])))
+                    return e;
+                /* offsets stay absolute: the kernel's sequence pointer is shifted back by `base` */
+                launch_query(blocks, d_seqs[s] - base, d_off[s], cnt, g->kp, g->d_targets, R, d_kmers[s], d_hits[s], st[s]);
+                if ((e = cudaGetLastError()) ||
+                    (e = cudaMemcpyAsync(kmers + b0, d_kmers[s], cnt * sizeof *kmers, cudaMemcpyDeviceToHost, st[s])) ||
+                    (e = cudaMemcpyAsync(hits + b0 * (size_t)R, d_hits[s], cnt * (size_t)R * sizeof *hits,
+                                         cudaMemcpyDeviceToHost, st[s])))
+                    return e;
+            }
+            return cudaDeviceSynchronize();
+        };
+        CUDA_TRY(run_all()); /* warm-up */
+        rc = time_median(repeats, ms_median, [] { return cudaDeviceSynchronize(); }, run_all);
+        if (rc)
+            goto fail;
+        uint64_t total = 0;
+        for (size_t i = 0; i < n; ++i)
+            total += kmers[i];
+        *kmers_total = total;
+    }
+fail:
+    for (int s = 0; s < 2; ++s) {
+        if (st[s])
+            cudaStreamDestroy(st[s]);
+        cudaFree(d_seqs[s]);
+        cudaFree(d_off[s]);
+        cudaFree(d_kmers[s]);
+        cudaFree(d_hits[s]);
+    }
+    cudaFreeHost(kmers);
+    cudaFreeHost(hits);
     return rc;
 }

@@ -43,6 +43,15 @@ int sbf_gpu_bench_build(int device, const sbf_index_t *idx, sbf_target_t *t, con
 int sbf_gpu_bench_query(sbf_gpu_index_t *g, const char *seqs, const uint64_t *offsets, size_t n, int repeats,
                         double *ms_median, uint64_t *kmers_total);
 
+/* Pinned (page-locked) host memory, for buffers the device copies asynchronously. */
+int sbf_gpu_host_alloc(size_t bytes, void **out);
+void sbf_gpu_host_free(void *p);
+
+/* Reads from pinned host memory in batches of `batch` reads over two streams (copies of one
+ * batch overlap the kernel of the other): the whole run's time, results copied back. */
+int sbf_gpu_bench_query_host(sbf_gpu_index_t *g, const char *seqs, const uint64_t *offsets, size_t n, size_t batch,
+                             int repeats, double *ms_median, uint64_t *kmers_total);
+
 #ifdef __cplusplus
 }
 #endif

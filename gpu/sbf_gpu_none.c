@@ -49,3 +49,19 @@ int sbf_gpu_bench_query(sbf_gpu_index_t *g, const char *seqs, const uint64_t *of
     (void)g, (void)seqs, (void)offsets, (void)n, (void)repeats, (void)ms_median, (void)kmers_total;
     return NO_CUDA;
 }
+
+int sbf_gpu_host_alloc(size_t bytes, void **out)
+{
+    (void)bytes;
+    *out = NULL;
+    return NO_CUDA;
+}
+
+void sbf_gpu_host_free(void *p) { (void)p; }
+
+int sbf_gpu_bench_query_host(sbf_gpu_index_t *g, const char *seqs, const uint64_t *offsets, size_t n, size_t batch,
+                             int repeats, double *ms_median, uint64_t *kmers_total)
+{
+    (void)g, (void)seqs, (void)offsets, (void)n, (void)batch, (void)repeats, (void)ms_median, (void)kmers_total;
+    return NO_CUDA;
+}
