@@ -1,10 +1,17 @@
 /* sbf_gpu.cu -- CUDA kernels computing the bits of filters/sbf_kmer.h, and their host side.
  *
- * Version 1 (see doc/gpu-notes.md): correctness first. One thread scans one chunk of sequence
- * (build) or one read (query) with the same definitions as the CPU engine: canonical rolling
- * words, the minimum m-mer hash of each k-mer's window, sbf_shard_index(), H bits per s-mer.
- * Build merges the bits of consecutive k-mers sharing a shard into one 512-bit mask before its
- * atomic ORs, so the result is the same set union as the CPU's, hence byte-identical.
+ * Version 6 (history, predictions and measurements: doc/gpu-notes.md). Same definitions as the
+ * CPU engine: canonical words, the minimum m-mer hash of each k-mer's window, the shard key,
+ * H bits per s-mer.
+ *  - build_kernel: one thread per chunk of 64 k-mers; consecutive k-mers sharing a shard merge
+ *    their bits into one 512-bit mask in registers before one atomicOr per word, so the result
+ *    is the CPU's set union, byte for byte.
+ *  - query_warp_kernel (default): one warp per read, one position per lane; canonical words
+ *    from shuffle prefix scans, the window minimum by doubling, each lane testing its k-mer.
+ *  - query_kernel: one thread per read with run-level probing (SBF_GPU_QUERY_V3=1), kept for
+ *    comparison.
+ * Kernels are instantiated with compile-time parameters for the defaults (cparams) and with
+ * runtime ones otherwise (kparams).
  */
 #include <cuda_runtime.h>
 
