@@ -38,6 +38,6 @@ if [ "${SKIP_SANITIZER:-0}" != 1 ]; then
     [ "$rc" -eq 0 ] || status=1
   done
 fi
-echo "== benchmark"
-./bench/sbf-gpu-bench -r .devdata/20.fa.gz -g "${RANDOM_BASES:-3000000000}" -R "${RUNS:-10}" 2>&1 | tee "$out/bench.txt"
+echo "== benchmark (bench/gpu.sh)"
+bench/gpu.sh 2>&1 | tee "$out/bench.txt"
 exit $status
