@@ -285,6 +285,41 @@ static void test_size_option(void **state)
     free(ref);
 }
 
+/* Without a usable GPU (CI): asking for one fails with a clear message and changes nothing;
+ * with one, queries on it give the CPU's answers. */
+static void test_gpu_selection(void **state)
+{
+    (void)state;
+    test_seed(47);
+    sbf_opt_t o = test_opt(31, 25, 25, 2, 4);
+    o.gpu = SBF_GPU_NONE;
+    char *ref = random_dna(20000);
+    sbf_index_t *idx = build_from_seqs(&o, &ref, 1);
+    assert_int_equal(sbf_index_gpu(idx), SBF_GPU_NONE);
+    const char *q = ref + 100;
+    size_t len = 500;
+    uint32_t k_cpu, h_cpu, k_gpu, h_gpu;
+    assert_int_equal(sbf_query(idx, 1, &q, &len, &k_cpu, &h_cpu, 1), SBF_OK);
+    if (sbf_gpu_devices() == 0) {
+        assert_int_equal(sbf_index_use_gpu(idx, SBF_GPU_AUTO), SBF_E_PARAM);
+        assert_non_null(strstr(sbf_last_error(), "no CUDA device"));
+        assert_int_equal(sbf_index_gpu(idx), SBF_GPU_NONE);
+    } else {
+        assert_int_equal(sbf_index_use_gpu(idx, 0), SBF_OK);
+        assert_int_equal(sbf_index_gpu(idx), 0);
+        assert_int_equal(sbf_index_use_gpu(idx, sbf_gpu_devices()), SBF_E_PARAM);
+    }
+    assert_int_equal(sbf_query(idx, 1, &q, &len, &k_gpu, &h_gpu, 1), SBF_OK);
+    assert_int_equal(k_gpu, k_cpu);
+    assert_int_equal(h_gpu, h_cpu);
+    assert_int_equal(k_cpu, 470);
+    assert_int_equal(h_cpu, 470);
+    o.gpu = -7;
+    assert_int_equal(sbf_opt_check(&o), SBF_E_PARAM);
+    sbf_index_destroy(idx);
+    free(ref);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -295,6 +330,7 @@ int main(void)
         cmocka_unit_test(test_concurrent_queries),
         cmocka_unit_test(test_last_error_is_per_thread),
         cmocka_unit_test(test_size_option),
+        cmocka_unit_test(test_gpu_selection),
     };
     return cmocka_run_group_tests_name("api", tests, tmpdir_setup, tmpdir_teardown);
 }
