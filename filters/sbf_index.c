@@ -152,20 +152,28 @@ static inline uint32_t probe_run_h(const uint64_t *w, const uint64_t *h, uint32_
 {
     int64_t last_absent = -1;
     uint32_t count = 0;
-    const unsigned n_smers = n_kmers + extra;
-    for (unsigned j = 0; j < n_smers; ++j) {
+    /* the first k-s s-mers only open the window; from then on each s-mer completes a k-mer
+     * (two loops instead of a test per s-mer, which mispredicted at every run) */
+    for (unsigned j = 0; j < extra; ++j) {
         uint64_t present = 1;
         for (unsigned b = 0; b < H; ++b) {
             unsigned bit = sbf_smer_bit(h[j], b, log2b);
             present &= w[bit >> 6] >> (bit & 63);
         }
         last_absent = (present & 1) ? last_absent : (int64_t)j;
-        if (j >= extra) {
-            uint32_t hit = last_absent < (int64_t)(j - extra);
-            count += hit;
-            if (presence)
-                presence[j - extra] = (uint8_t)hit;
+    }
+    for (unsigned i = 0; i < n_kmers; ++i) {
+        const unsigned j = i + extra;
+        uint64_t present = 1;
+        for (unsigned b = 0; b < H; ++b) {
+            unsigned bit = sbf_smer_bit(h[j], b, log2b);
+            present &= w[bit >> 6] >> (bit & 63);
         }
+        last_absent = (present & 1) ? last_absent : (int64_t)j;
+        uint32_t hit = last_absent < (int64_t)i;
+        count += hit;
+        if (presence)
+            presence[i] = (uint8_t)hit;
     }
     return count;
 }
