@@ -14,6 +14,7 @@
 #include "sbf_checksum.h"
 #include "sbf_error.h"
 #include "sbf_format.h"
+#include "sbf_tmpfile.h"
 
 /* Header fields, by byte offset (little-endian). */
 enum {
@@ -208,24 +209,12 @@ int sbf_index_write(sbf_index_t *idx, const char *path)
     put64(header + H_FILE_BYTES, file_bytes);
     put64(header + H_CHECKSUM, sbf_xxh64(header, H_CHECKSUM, 0));
 
-    size_t plen = strlen(path);
-    char *tmp = malloc(plen + 16);
-    if (!tmp) {
-        free(meta.buf);
-        return sbf_error(SBFI_E_NOMEM, "out of memory");
-    }
-    snprintf(tmp, plen + 16, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(tmp);
+    char *tmp;
+    int fd = sbf_tmpfile_create(path, &tmp);
     if (fd < 0) {
-        rc = sbf_error_errno(SBFI_E_IO, errno, "%s: cannot create a temporary file", path);
-        free(tmp);
         free(meta.buf);
-        return rc;
+        return fd;
     }
-    /* mkstemp makes the file 0600: give it the mode a plain create would have had. */
-    mode_t mask = umask(0);
-    umask(mask);
-    rc = fchmod(fd, 0666 & ~mask) ? sbf_error_errno(SBFI_E_IO, errno, "%s: chmod failed", tmp) : SBFI_OK;
 
     uint64_t at = 0;
     if (rc == SBFI_OK)

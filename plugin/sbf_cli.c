@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../filters/sbf_tmpfile.h"
 #include "sbf.h"
 #include "sbf_cli.h"
 
@@ -118,26 +119,17 @@ int cli_output_open(const char *cmd, const char *path, cli_output_t *out)
         }
         return 0;
     }
-    size_t n = strlen(path) + 16;
-    out->path = strdup(path);
-    out->tmp = malloc(n);
-    if (!out->path || !out->tmp) {
+    if (!(out->path = strdup(path))) {
         cli_error(cmd, "out of memory");
-        cli_output_abort(out);
         return -1;
     }
-    snprintf(out->tmp, n, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(out->tmp);
+    int fd = sbf_tmpfile_create(path, &out->tmp);
     if (fd < 0) {
-        cli_error(cmd, "%s: cannot create: %s", path, strerror(errno));
-        free(out->tmp);
-        out->tmp = NULL;
+        cli_error(cmd, "%s", sbf_last_error());
         cli_output_abort(out);
         return -1;
     }
-    mode_t mask = umask(0);
-    umask(mask);
-    if (fchmod(fd, 0666 & ~mask) != 0 || !(out->fp = fdopen(fd, "w"))) {
+    if (!(out->fp = fdopen(fd, "w"))) {
         cli_error(cmd, "%s: cannot open for writing: %s", out->tmp, strerror(errno));
         close(fd);
         cli_output_abort(out);
