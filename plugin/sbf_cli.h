@@ -17,6 +17,20 @@ enum {
     OPT_NO_VERIFY,
     OPT_BATCH,
     OPT_GPU,
+    OPT_MIN_HITS,
+    OPT_MARGIN,
+    OPT_INTERLEAVED,
+    OPT_SUMMARY,
+    OPT_NO_PROGRESS,
+    OPT_NO_PG,
+    OPT_WRITE_INDEX,
+    OPT_STATS,
+    OPT_SPLIT,
+    OPT_HITS,
+    OPT_TAGS,
+    OPT_REMOVE,
+    OPT_KEEP,
+    OPT_INVERT,
 };
 
 /* "sbf CMD: message" on stderr. */
@@ -57,9 +71,13 @@ int cli_finish_stdout(const char *cmd);
 int main_build(int argc, char **argv);
 int main_info(int argc, char **argv);
 int main_query(int argc, char **argv);
+int main_classify(int argc, char **argv);
+int main_filter(int argc, char **argv);
 
 void usage_build(FILE *fp);
 void usage_info(FILE *fp);
 void usage_query(FILE *fp);
+void usage_classify(FILE *fp);
+void usage_filter(FILE *fp);
 
 #endif

@@ -20,6 +20,8 @@ typedef struct {
 static const command_t commands[] = {
     {"build", main_build, usage_build, "build an index of one or more reference genomes"},
     {"info", main_info, usage_info, "describe an index: parameters, targets, sizes, fill, predicted FPR"},
+    {"classify", main_classify, usage_classify, "tag reads with their best-matching target, or split them by it"},
+    {"filter", main_filter, usage_filter, "remove the reads of some targets (host removal), keep the rest"},
     {"query", main_query, usage_query, "count the k-mers of each read found in each target (TSV)"},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])

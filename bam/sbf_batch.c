@@ -1,0 +1,243 @@
+/* sbf_batch.c -- fragments (single reads and pairs) in batches; see sbf_batch.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../filters/sbf_error.h"
+#include "sbf_batch.h"
+
+struct sbf_input_s {
+    sbf_reader_t *rd[2];
+    sbf_pairing_t pairing;
+    sbf_read_t held;     /* one record read past the end of the previous batch */
+    int has_held;
+    long long pairs;     /* pairs completed, for error messages */
+};
+
+void sbf_batch_free(sbf_batch_t *b)
+{
+    for (size_t i = 0; i < b->cap_reads; ++i)
+        sbf_read_free(&b->reads[i]);
+    free(b->reads);
+    free(b->frags);
+    memset(b, 0, sizeof *b);
+}
+
+int sbf_input_new(sbf_reader_t *in1, sbf_reader_t *in2, sbf_pairing_t pairing, sbf_input_t **out)
+{
+    *out = NULL;
+    sbf_input_t *in = calloc(1, sizeof *in);
+    if (!in) {
+        sbf_reader_close(in1);
+        sbf_reader_close(in2);
+        return sbf_error(SBFI_E_NOMEM, "out of memory");
+    }
+    in->rd[0] = in1;
+    in->rd[1] = in2;
+    in->pairing = in2 ? SBF_PAIRS_TWO_FILES : pairing;
+    *out = in;
+    return SBFI_OK;
+}
+
+int sbf_input_free(sbf_input_t *in)
+{
+    if (!in)
+        return SBFI_OK;
+    int rc = sbf_reader_close(in->rd[0]);
+    int rc2 = sbf_reader_close(in->rd[1]);
+    sbf_read_free(&in->held);
+    free(in);
+    return rc ? rc : rc2;
+}
+
+static void swap_reads(sbf_read_t *a, sbf_read_t *b)
+{
+    sbf_read_t t = *a;
+    *a = *b;
+    *b = t;
+}
+
+/* Room for one more read (two in two-file mode) and one more fragment. */
+static int reserve(sbf_batch_t *b)
+{
+    if (b->n_reads + 2 > b->cap_reads) {
+        size_t cap = b->cap_reads ? 2 * b->cap_reads : 1024;
+        sbf_read_t *r = realloc(b->reads, cap * sizeof *r);
+        if (!r)
+            return sbf_error(SBFI_E_NOMEM, "out of memory for a batch of %zu reads", cap);
+        memset(r + b->cap_reads, 0, (cap - b->cap_reads) * sizeof *r);
+        b->reads = r;
+        b->cap_reads = cap;
+    }
+    if (b->n_frags + 1 > b->cap_frags) {
+        size_t cap = b->cap_frags ? 2 * b->cap_frags : 1024;
+        sbf_frag_t *f = realloc(b->frags, cap * sizeof *f);
+        if (!f)
+            return sbf_error(SBFI_E_NOMEM, "out of memory for a batch of %zu reads", cap);
+        b->frags = f;
+        b->cap_frags = cap;
+    }
+    return SBFI_OK;
+}
+
+/* Read the next record of file `which` (the held one first) into the batch's next slot. */
+static int next_record(sbf_input_t *in, sbf_batch_t *b, int which, size_t *index)
+{
+    int rc = reserve(b);
+    if (rc < 0)
+        return rc;
+    sbf_read_t *slot = &b->reads[b->n_reads];
+    if (which == 0 && in->has_held) {
+        swap_reads(slot, &in->held);
+        in->has_held = 0;
+        rc = 1;
+    } else if ((rc = sbf_reader_read(in->rd[which], slot)) <= 0) {
+        return rc;
+    }
+    slot->mate = 0;
+    slot->frag = -1;
+    *index = b->n_reads++;
+    return 1;
+}
+
+static void unread_last(sbf_input_t *in, sbf_batch_t *b)
+{
+    swap_reads(&in->held, &b->reads[--b->n_reads]);
+    in->has_held = 1;
+}
+
+static void add_frag(sbf_batch_t *b, size_t r1, size_t r2, int mates)
+{
+    sbf_frag_t *f = &b->frags[b->n_frags];
+    f->read[0] = (uint32_t)r1;
+    f->n = 1;
+    b->reads[r1].frag = (int32_t)b->n_frags;
+    b->bases += b->reads[r1].seq.l;
+    if (mates) {
+        f->read[1] = (uint32_t)r2;
+        f->n = 2;
+        b->reads[r1].mate = 1;
+        b->reads[r2].mate = 2;
+        b->reads[r2].frag = (int32_t)b->n_frags;
+        b->bases += b->reads[r2].seq.l;
+    }
+    ++b->n_frags;
+}
+
+/* SAM mate number from the flags: 1, 2, or 0 when not a pairable primary record. */
+static int flag_mate(const sbf_read_t *r)
+{
+    if (!r->sam)
+        return 0;
+    uint16_t f = r->b->core.flag;
+    if (!(f & BAM_FPAIRED) || (f & SBF_SKIP_FLAGS))
+        return 0;
+    uint16_t which = f & (BAM_FREAD1 | BAM_FREAD2);
+    return which == BAM_FREAD1 ? 1 : which == BAM_FREAD2 ? 2 : 0;
+}
+
+static int fill_by_flags(sbf_input_t *in, sbf_batch_t *b, uint64_t max_bases)
+{
+    long open = -1;   /* a fragment whose first read may still meet its mate */
+    for (;;) {
+        if (b->bases >= max_bases && open < 0)
+            return 1;
+        size_t i;
+        int rc = next_record(in, b, 0, &i);
+        if (rc <= 0)
+            return rc;
+        sbf_read_t *r = &b->reads[i];
+        if (sbf_read_is_extra(r))
+            continue;
+        if (open >= 0) {
+            sbf_frag_t *f = &b->frags[open];
+            sbf_read_t *first = &b->reads[f->read[0]];
+            int m1 = flag_mate(first), m2 = flag_mate(r);
+            if (m2 && m1 + m2 == 3 && !strcmp(first->name.s, r->name.s)) {
+                f->read[1] = (uint32_t)i;
+                f->n = 2;
+                first->mate = m1;
+                r->mate = m2;
+                r->frag = (int32_t)open;
+                b->bases += r->seq.l;
+                open = -1;
+                continue;
+            }
+            if (b->bases >= max_bases) {   /* full: this record starts the next batch */
+                unread_last(in, b);
+                return 1;
+            }
+        }
+        add_frag(b, i, 0, 0);
+        open = flag_mate(r) ? (long)b->n_frags - 1 : -1;
+    }
+}
+
+static int fill_interleaved(sbf_input_t *in, sbf_batch_t *b, uint64_t max_bases)
+{
+    while (b->bases < max_bases) {
+        size_t idx[2];
+        for (int m = 0; m < 2; ++m) {
+            int rc;
+            do   /* secondary and supplementary records pass through between mates */
+                rc = next_record(in, b, 0, &idx[m]);
+            while (rc > 0 && sbf_read_is_extra(&b->reads[idx[m]]));
+            if (rc < 0)
+                return rc;
+            if (rc == 0) {
+                if (m == 0)
+                    return b->n_reads > 0;
+                const sbf_read_t *r = &b->reads[idx[0]];
+                return sbf_error(SBFI_E_FORMAT, "%s: '%s' is the last record and has no mate (odd number of "
+                                 "records with --interleaved)", sbf_reader_path(in->rd[0]), r->name.s);
+            }
+        }
+        const sbf_read_t *a = &b->reads[idx[0]], *z = &b->reads[idx[1]];
+        if (!sbf_mate_names_match(a->name.s, a->name.l, z->name.s, z->name.l))
+            return sbf_error(SBFI_E_FORMAT, "%s: interleaved mates differ: '%s' and '%s' (pair %lld)",
+                             sbf_reader_path(in->rd[0]), a->name.s, z->name.s, in->pairs + 1);
+        add_frag(b, idx[0], idx[1], 1);
+        ++in->pairs;
+    }
+    return 1;
+}
+
+static int fill_two_files(sbf_input_t *in, sbf_batch_t *b, uint64_t max_bases)
+{
+    const char *p1 = sbf_reader_path(in->rd[0]), *p2 = sbf_reader_path(in->rd[1]);
+    while (b->bases < max_bases) {
+        size_t i1 = 0, i2 = 0;
+        int rc1 = next_record(in, b, 0, &i1);
+        if (rc1 < 0)
+            return rc1;
+        int rc2 = next_record(in, b, 1, &i2);
+        if (rc2 < 0)
+            return rc2;
+        if (rc1 != rc2)
+            return sbf_error(SBFI_E_FORMAT, "%s ends after %lld reads but %s goes on: the mate files hold "
+                             "different numbers of reads", rc1 ? p2 : p1, in->pairs, rc1 ? p1 : p2);
+        if (rc1 == 0)
+            return b->n_reads > 0;
+        const sbf_read_t *a = &b->reads[i1], *z = &b->reads[i2];
+        if (!sbf_mate_names_match(a->name.s, a->name.l, z->name.s, z->name.l))
+            return sbf_error(SBFI_E_FORMAT, "mate names differ at pair %lld: '%s' in %s and '%s' in %s",
+                             in->pairs + 1, a->name.s, p1, z->name.s, p2);
+        add_frag(b, i1, i2, 1);
+        ++in->pairs;
+    }
+    return 1;
+}
+
+int sbf_input_next(sbf_input_t *in, sbf_batch_t *b, uint64_t max_bases)
+{
+    b->n_reads = b->n_frags = 0;
+    b->bases = 0;
+    int rc;
+    switch (in->pairing) {
+    case SBF_PAIRS_TWO_FILES: rc = fill_two_files(in, b, max_bases); break;
+    case SBF_PAIRS_INTERLEAVED: rc = fill_interleaved(in, b, max_bases); break;
+    default: rc = fill_by_flags(in, b, max_bases); break;
+    }
+    if (rc < 0)
+        return rc;
+    return b->n_reads > 0;
+}

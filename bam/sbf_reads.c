@@ -1,0 +1,241 @@
+/* sbf_reads.c -- one reader for every sequence format: FASTA/FASTQ through kseq over BGZF
+ * (which reads plain, gzip and BGZF alike), SAM/BAM/CRAM through sam_read1. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <htslib/bgzf.h>
+#include <htslib/hfile.h>
+#include <htslib/hts.h>
+#include <htslib/kseq.h>
+
+#include "../filters/sbf_error.h"
+#include "sbf_reads.h"
+
+/* kseq treats a failed read as end of data: remember the failure so it is not mistaken for
+ * the end of the file. */
+typedef struct {
+    BGZF *bgzf;
+    int failed;
+} guarded_bgzf_t;
+
+static int guarded_read(guarded_bgzf_t *g, void *buf, int len)
+{
+    ssize_t n = bgzf_read(g->bgzf, buf, (size_t)len);
+    if (n < 0) {
+        g->failed = 1;
+        return 0;
+    }
+    return (int)n;
+}
+
+KSEQ_INIT(guarded_bgzf_t *, guarded_read)
+
+struct sbf_reader_s {
+    char *path;
+    int sam;
+    const char *format;
+    guarded_bgzf_t in;
+    kseq_t *kseq;
+    htsFile *hts;
+    sam_hdr_t *hdr;
+    long long n_records;
+    int read_failed;   /* a read already reported the problem: closing must not mask it */
+};
+
+static const char *format_name(enum htsExactFormat f)
+{
+    switch (f) {
+    case fasta_format: return "FASTA";
+    case fastq_format: return "FASTQ";
+    case sam: return "SAM";
+    case bam: return "BAM";
+    case cram: return "CRAM";
+    case empty_format: return "empty";   /* an empty input holds no records: not an error */
+    default: return NULL;
+    }
+}
+
+int sbf_reader_open(const char *path, const sbf_reader_opt_t *opt, sbf_reader_t **out)
+{
+    *out = NULL;
+    sbf_reader_t *rd = calloc(1, sizeof *rd);
+    if (!rd || !(rd->path = strdup(path))) {
+        free(rd);
+        return sbf_error(SBFI_E_NOMEM, "out of memory opening %s", path);
+    }
+    int rc = SBFI_OK;
+    htsThreadPool *pool = opt && opt->pool && opt->pool->pool ? opt->pool : NULL;
+    hFILE *hf = hopen(path, "r");
+    if (!hf) {
+        rc = sbf_error_errno(SBFI_E_IO, errno, "%s: cannot open", path);
+        goto fail;
+    }
+    htsFormat fmt;
+    if (hts_detect_format2(hf, path, &fmt) < 0) {
+        rc = sbf_error_errno(SBFI_E_IO, errno, "%s: cannot read", path);
+        hclose_abruptly(hf);
+        goto fail;
+    }
+    rd->format = format_name(fmt.format);
+    if (fmt.format == fasta_format || fmt.format == fastq_format || fmt.format == empty_format) {
+        if (!(rd->in.bgzf = bgzf_hopen(hf, "r"))) {
+            rc = sbf_error(SBFI_E_FORMAT, "%s: cannot read the compressed stream", path);
+            hclose_abruptly(hf);
+            goto fail;
+        }
+        if (pool && rd->in.bgzf->is_compressed && bgzf_thread_pool(rd->in.bgzf, pool->pool, pool->qsize) < 0) {
+            rc = sbf_error(SBFI_E_THREAD, "%s: cannot start decompression threads", path);
+            goto fail;
+        }
+        if (!(rd->kseq = kseq_init(&rd->in))) {
+            rc = sbf_error(SBFI_E_NOMEM, "out of memory opening %s", path);
+            goto fail;
+        }
+    } else if (fmt.format == sam || fmt.format == bam || fmt.format == cram) {
+        rd->sam = 1;
+        if (!(rd->hts = hts_hopen(hf, path, "r"))) {
+            rc = sbf_error(SBFI_E_FORMAT, "%s: cannot open as %s", path, rd->format);
+            hclose_abruptly(hf);
+            goto fail;
+        }
+        if (fmt.format == cram && opt && opt->reference &&
+            hts_set_opt(rd->hts, CRAM_OPT_REFERENCE, opt->reference) < 0) {
+            rc = sbf_error(SBFI_E_IO, "%s: cannot use the reference %s", path, opt->reference);
+            goto fail;
+        }
+        if (pool && hts_set_thread_pool(rd->hts, pool) < 0) {
+            rc = sbf_error(SBFI_E_THREAD, "%s: cannot start decompression threads", path);
+            goto fail;
+        }
+        if (!(rd->hdr = sam_hdr_read(rd->hts))) {
+            rc = sbf_error(SBFI_E_FORMAT, "%s: cannot read the %s header", path, rd->format);
+            goto fail;
+        }
+    } else {
+        char *desc = hts_format_description(&fmt);
+        rc = sbf_error(SBFI_E_FORMAT, "%s: not FASTA, FASTQ, SAM, BAM or CRAM (looks like %s)", path,
+                       desc ? desc : "unknown data");
+        free(desc);
+        hclose_abruptly(hf);
+        goto fail;
+    }
+    *out = rd;
+    return SBFI_OK;
+
+fail:
+    sbf_reader_close(rd);
+    return rc;
+}
+
+static int kstring_set(kstring_t *ks, const char *s, size_t len)
+{
+    ks->l = 0;
+    return kputsn(s, len, ks) < 0 ? -1 : 0;
+}
+
+static int read_fastx(sbf_reader_t *rd, sbf_read_t *r)
+{
+    kseq_t *ks = rd->kseq;
+    int n = kseq_read(ks);
+    if (rd->in.failed)
+        return sbf_error(SBFI_E_FORMAT, "%s: read error or truncated compressed data after %lld records", rd->path,
+                         rd->n_records);
+    if (n == -1)
+        return 0;
+    if (n == -2)
+        return sbf_error(SBFI_E_FORMAT, "%s: record '%s': quality and sequence lengths differ", rd->path,
+                         ks->name.s);
+    if (n < 0)
+        return sbf_error(SBFI_E_FORMAT, "%s: record '%s' is truncated or too long", rd->path, ks->name.s);
+    r->sam = 0;
+    if (kstring_set(&r->name, ks->name.s, ks->name.l) < 0 || kstring_set(&r->comment, ks->comment.s, ks->comment.l) < 0 ||
+        kstring_set(&r->seq, ks->seq.s, ks->seq.l) < 0 || kstring_set(&r->qual, ks->qual.s, ks->qual.l) < 0)
+        return sbf_error(SBFI_E_NOMEM, "out of memory reading %s", rd->path);
+    return 1;
+}
+
+static int read_sam(sbf_reader_t *rd, sbf_read_t *r)
+{
+    if (!r->b && !(r->b = bam_init1()))
+        return sbf_error(SBFI_E_NOMEM, "out of memory reading %s", rd->path);
+    int rc = sam_read1(rd->hts, rd->hdr, r->b);
+    if (rc == -1)
+        return 0;
+    if (rc < -1)
+        return sbf_error(SBFI_E_FORMAT, "%s: truncated or corrupt %s after %lld records", rd->path, rd->format,
+                         rd->n_records);
+    const bam1_t *b = r->b;
+    const uint8_t *s = bam_get_seq(b);
+    int len = b->core.l_qseq;
+    r->sam = 1;
+    r->name.l = r->seq.l = r->comment.l = r->qual.l = 0;
+    if (kputs(bam_get_qname(b), &r->name) < 0 || ks_resize(&r->seq, (size_t)len + 1) < 0)
+        return sbf_error(SBFI_E_NOMEM, "out of memory reading %s", rd->path);
+    for (int i = 0; i < len; ++i)
+        r->seq.s[i] = seq_nt16_str[bam_seqi(s, i)];
+    r->seq.l = (size_t)len;
+    r->seq.s[len] = '\0';
+    return 1;
+}
+
+int sbf_reader_read(sbf_reader_t *rd, sbf_read_t *r)
+{
+    int rc = rd->sam ? read_sam(rd, r) : rd->kseq ? read_fastx(rd, r) : 0;
+    if (rc < 0)
+        rd->read_failed = 1;
+    else if (rc > 0)
+        ++rd->n_records;
+    r->mate = 0;
+    r->frag = -1;
+    return rc;
+}
+
+const char *sbf_reader_format(const sbf_reader_t *rd) { return rd->format; }
+int sbf_reader_is_sam(const sbf_reader_t *rd) { return rd->sam; }
+int sbf_reader_compressed(const sbf_reader_t *rd) { return rd->in.bgzf && rd->in.bgzf->is_compressed; }
+sam_hdr_t *sbf_reader_header(const sbf_reader_t *rd) { return rd->hdr; }
+const char *sbf_reader_path(const sbf_reader_t *rd) { return rd->path; }
+
+int sbf_reader_close(sbf_reader_t *rd)
+{
+    if (!rd)
+        return SBFI_OK;
+    int rc = SBFI_OK;
+    if (rd->kseq)
+        kseq_destroy(rd->kseq);
+    if (rd->in.bgzf && bgzf_close(rd->in.bgzf) < 0 && !rd->read_failed)
+        rc = sbf_error(SBFI_E_IO, "%s: error closing", rd->path);
+    if (rd->hdr)
+        sam_hdr_destroy(rd->hdr);
+    if (rd->hts && hts_close(rd->hts) < 0 && !rd->read_failed)
+        rc = sbf_error(SBFI_E_IO, "%s: error closing", rd->path);
+    free(rd->path);
+    free(rd);
+    return rc;
+}
+
+void sbf_read_free(sbf_read_t *r)
+{
+    if (r->b)
+        bam_destroy1(r->b);
+    free(r->name.s);
+    free(r->comment.s);
+    free(r->seq.s);
+    free(r->qual.s);
+    memset(r, 0, sizeof *r);
+}
+
+static size_t mate_base_len(const char *s, size_t l)
+{
+    if (l > 2 && s[l - 2] == '/' && (s[l - 1] == '1' || s[l - 1] == '2'))
+        l -= 2;
+    return l;
+}
+
+int sbf_mate_names_match(const char *a, size_t la, const char *b, size_t lb)
+{
+    la = mate_base_len(a, la);
+    lb = mate_base_len(b, lb);
+    return la == lb && !memcmp(a, b, la);
+}

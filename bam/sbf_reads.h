@@ -1,0 +1,59 @@
+/* sbf_reads.h -- whole sequencing records in, through htslib: FASTA, FASTQ (plain, gzip, BGZF),
+ * SAM, BAM and CRAM, detected from the content; "-" is standard input.
+ *
+ * A record keeps everything needed to write it back unchanged: the bam1_t of SAM/BAM/CRAM
+ * input, or name, comment, sequence and qualities of FASTA/FASTQ input. Either way `name` and
+ * `seq` (ASCII bases, as stored: not reverse-complemented) are filled for the engine. */
+#ifndef SBF_READS_H
+#define SBF_READS_H
+
+#include <stdint.h>
+
+#include <htslib/kstring.h>
+#include <htslib/sam.h>
+#include <htslib/thread_pool.h>
+
+typedef struct {
+    int sam;                  /* 1: `b` holds a SAM/BAM/CRAM record; 0: FASTA/FASTQ fields */
+    bam1_t *b;                /* allocated on first SAM-family read, reused */
+    kstring_t name, comment;  /* comment: FASTA/FASTQ text after the name, without the separator */
+    kstring_t seq, qual;      /* qual is empty for FASTA */
+    int mate;                 /* set by the batcher: 0 single, 1 or 2 */
+    int32_t frag;             /* set by the batcher: fragment number, -1 when not classified */
+} sbf_read_t;
+
+void sbf_read_free(sbf_read_t *r);
+
+/* SAM flags that make a record not classified (passed through in tag mode): secondary and
+ * supplementary alignments repeat a primary record's read. */
+#define SBF_SKIP_FLAGS (BAM_FSECONDARY | BAM_FSUPPLEMENTARY)
+static inline int sbf_read_is_extra(const sbf_read_t *r)
+{
+    return r->sam && (r->b->core.flag & SBF_SKIP_FLAGS);
+}
+
+typedef struct sbf_reader_s sbf_reader_t;
+
+typedef struct {
+    htsThreadPool *pool;      /* decompression threads shared with other files, or NULL */
+    const char *reference;    /* FASTA reference for CRAM input, or NULL (header's M5/UR) */
+} sbf_reader_opt_t;
+
+/* Open path. Returns 0 or a negative status (message in sbf_error_message()). */
+int sbf_reader_open(const char *path, const sbf_reader_opt_t *opt, sbf_reader_t **out);
+/* 1: a record was read into r; 0: end of input; < 0: error (truncated or corrupt input). */
+int sbf_reader_read(sbf_reader_t *rd, sbf_read_t *r);
+/* "FASTA", "FASTQ", "SAM", "BAM", "CRAM" or "empty". */
+const char *sbf_reader_format(const sbf_reader_t *rd);
+/* 1 when the input is SAM, BAM or CRAM (then sbf_reader_header() is its header). */
+int sbf_reader_is_sam(const sbf_reader_t *rd);
+/* 1 when the input was gzip or BGZF compressed (FASTA/FASTQ) */
+int sbf_reader_compressed(const sbf_reader_t *rd);
+sam_hdr_t *sbf_reader_header(const sbf_reader_t *rd);
+const char *sbf_reader_path(const sbf_reader_t *rd);
+int sbf_reader_close(sbf_reader_t *rd);
+
+/* Mate names match when equal after dropping a trailing "/1" or "/2". */
+int sbf_mate_names_match(const char *a, size_t la, const char *b, size_t lb);
+
+#endif

@@ -1,0 +1,434 @@
+/* sbf_writer.c -- records out (see sbf_writer.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <htslib/bgzf.h>
+#include <htslib/hfile.h>
+#include <htslib/hts.h>
+#include <htslib/kstring.h>
+
+#include "../filters/sbf_error.h"
+#include "../filters/sbf_tmpfile.h"
+#include "sbf_writer.h"
+
+struct sbf_writer_s {
+    char *path;        /* final name (NULL for stdout) */
+    char *tmp;         /* temporary name, renamed to path on commit (NULL: written in place) */
+    char *idx_tmp;     /* temporary index name */
+    sbf_writer_opt_t opt;
+    htsFile *hts;      /* SAM/BAM/CRAM */
+    sam_hdr_t *hdr;
+    BGZF *bgzf;        /* FASTQ/FASTA, plain or compressed */
+    bam1_t *scratch;   /* FASTA/FASTQ input converted for SAM-family output */
+    kstring_t line;
+    long long records;
+};
+
+static const struct {
+    const char *name;
+    sbf_outfmt_t fmt;
+} fmt_names[] = {{"sam", SBF_OUT_SAM},     {"bam", SBF_OUT_BAM},   {"cram", SBF_OUT_CRAM},
+                 {"fastq", SBF_OUT_FASTQ}, {"fq", SBF_OUT_FASTQ},  {"fasta", SBF_OUT_FASTA},
+                 {"fa", SBF_OUT_FASTA},    {"fna", SBF_OUT_FASTA}, {"fas", SBF_OUT_FASTA}};
+
+const char *sbf_outfmt_name(sbf_outfmt_t f)
+{
+    static const char *names[] = {"SAM", "BAM", "CRAM", "FASTQ", "FASTA"};
+    return names[f];
+}
+
+/* "fastq.gz" -> FASTQ compressed; returns 1 if known. */
+static int parse_fmt_word(const char *s, size_t n, sbf_outspec_t *o)
+{
+    int compress = 0;
+    if (n > 3 && !strncasecmp(s + n - 3, ".gz", 3)) {
+        compress = 1;
+        n -= 3;
+    } else if (n > 4 && !strncasecmp(s + n - 4, ".bgz", 4)) {
+        compress = 1;
+        n -= 4;
+    }
+    for (size_t i = 0; i < sizeof fmt_names / sizeof fmt_names[0]; ++i)
+        if (strlen(fmt_names[i].name) == n && !strncasecmp(s, fmt_names[i].name, n)) {
+            if (compress && (fmt_names[i].fmt == SBF_OUT_BAM || fmt_names[i].fmt == SBF_OUT_CRAM))
+                return 0;
+            o->fmt = fmt_names[i].fmt;
+            o->compress = compress || o->fmt == SBF_OUT_BAM || o->fmt == SBF_OUT_CRAM;
+            return 1;
+        }
+    return 0;
+}
+
+int sbf_outspec_parse(const char *s, sbf_outspec_t *o)
+{
+    sbf_outspec_t r = {.level = -1};
+    const char *comma = strchr(s, ',');
+    size_t n = comma ? (size_t)(comma - s) : strlen(s);
+    if (!parse_fmt_word(s, n, &r))
+        return sbf_error(SBFI_E_PARAM, "unknown output format '%.*s' (sam, bam, cram, fastq, fasta; "
+                         "fastq.gz, fasta.gz, sam.gz for BGZF)", (int)n, s);
+    if (comma) {
+        char *end;
+        if (strncmp(comma + 1, "level=", 6) != 0)
+            return sbf_error(SBFI_E_PARAM, "unknown output format option '%s' (level=0-9)", comma + 1);
+        long level = strtol(comma + 7, &end, 10);
+        if (*end || end == comma + 7 || level < 0 || level > 9)
+            return sbf_error(SBFI_E_PARAM, "invalid compression level '%s' (0-9)", comma + 7);
+        r.level = (int)level;
+    }
+    *o = r;
+    return SBFI_OK;
+}
+
+int sbf_outspec_from_name(const char *path, sbf_outspec_t *o)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    /* the extension, with .gz/.bgz: the last two dot-separated words */
+    const char *last = strrchr(base, '.');
+    if (!last || last == base)
+        return 0;
+    sbf_outspec_t r = {.level = -1};
+    if (!strcasecmp(last, ".gz") || !strcasecmp(last, ".bgz")) {
+        const char *prev = last;
+        while (prev > base && prev[-1] != '.')
+            --prev;
+        if (prev == base)
+            return 0;
+        if (!parse_fmt_word(prev, strlen(prev), &r))
+            return 0;
+    } else if (!parse_fmt_word(last + 1, strlen(last + 1), &r)) {
+        return 0;
+    }
+    r.level = o->level;
+    *o = r;
+    return 1;
+}
+
+const char *sbf_writer_path(const sbf_writer_t *w) { return w->path ? w->path : "standard output"; }
+
+static int open_hts(sbf_writer_t *w, const char *name, hFILE *hf)
+{
+    const sbf_writer_opt_t *o = &w->opt;
+    char mode[8] = "w";
+    size_t n = 1;
+    if (o->spec.fmt == SBF_OUT_BAM)
+        mode[n++] = 'b';
+    else if (o->spec.fmt == SBF_OUT_CRAM)
+        mode[n++] = 'c';
+    else if (o->spec.compress)
+        mode[n++] = 'z';
+    if (o->spec.level >= 0)
+        mode[n++] = (char)('0' + o->spec.level);
+    mode[n] = '\0';
+    w->hts = hf ? hts_hopen(hf, name, mode) : hts_open(name, mode);
+    if (!w->hts) {
+        if (hf)
+            hclose_abruptly(hf);
+        return sbf_error_errno(SBFI_E_IO, errno, "%s: cannot open for writing", sbf_writer_path(w));
+    }
+    if (o->spec.fmt == SBF_OUT_CRAM && o->reference && hts_set_opt(w->hts, CRAM_OPT_REFERENCE, o->reference) < 0)
+        return sbf_error(SBFI_E_IO, "%s: cannot use the reference %s", sbf_writer_path(w), o->reference);
+    if (o->pool && o->pool->pool && hts_set_thread_pool(w->hts, o->pool) < 0)
+        return sbf_error(SBFI_E_THREAD, "%s: cannot start compression threads", sbf_writer_path(w));
+    w->hdr = o->hdr ? sam_hdr_dup(o->hdr) : sam_hdr_init();
+    if (!w->hdr)
+        return sbf_error(SBFI_E_NOMEM, "out of memory");
+    if (!o->hdr && sam_hdr_add_line(w->hdr, "HD", "VN", SAM_FORMAT_VERSION, "SO", "unsorted", NULL) < 0)
+        return sbf_error(SBFI_E_NOMEM, "out of memory");
+    if (o->pg_cmdline &&
+        sam_hdr_add_pg(w->hdr, "sbf", "VN", o->pg_version ? o->pg_version : "", "CL", o->pg_cmdline, NULL) < 0)
+        return sbf_error(SBFI_E_NOMEM, "%s: cannot add the @PG header line", sbf_writer_path(w));
+    if (sam_hdr_write(w->hts, w->hdr) < 0)
+        return sbf_error_errno(SBFI_E_IO, errno, "%s: cannot write the header", sbf_writer_path(w));
+    if (o->write_index) {
+        if (o->spec.fmt != SBF_OUT_BAM && o->spec.fmt != SBF_OUT_CRAM)
+            return sbf_error(SBFI_E_PARAM, "%s: --write-index needs BAM or CRAM output", sbf_writer_path(w));
+        if (!w->path)
+            return sbf_error(SBFI_E_PARAM, "--write-index needs an output file, not standard output");
+        size_t len = strlen(w->tmp) + 8;
+        if (!(w->idx_tmp = malloc(len)))
+            return sbf_error(SBFI_E_NOMEM, "out of memory");
+        snprintf(w->idx_tmp, len, "%s.%s", w->tmp, o->spec.fmt == SBF_OUT_BAM ? "csi" : "crai");
+        if (sam_idx_init(w->hts, w->hdr, o->spec.fmt == SBF_OUT_BAM ? 14 : 0, w->idx_tmp) < 0)
+            return sbf_error(SBFI_E_IO, "%s: cannot start the index", sbf_writer_path(w));
+    }
+    return SBFI_OK;
+}
+
+static int open_text(sbf_writer_t *w, const char *name, hFILE *hf)
+{
+    const sbf_writer_opt_t *o = &w->opt;
+    char mode[4] = "w";
+    if (!o->spec.compress)
+        mode[1] = 'u';
+    else if (o->spec.level >= 0)
+        mode[1] = (char)('0' + o->spec.level);
+    w->bgzf = hf ? bgzf_hopen(hf, mode) : bgzf_open(name, mode);
+    if (!w->bgzf) {
+        if (hf)
+            hclose_abruptly(hf);
+        return sbf_error_errno(SBFI_E_IO, errno, "%s: cannot open for writing", sbf_writer_path(w));
+    }
+    if (o->spec.compress && o->pool && o->pool->pool && bgzf_thread_pool(w->bgzf, o->pool->pool, o->pool->qsize) < 0)
+        return sbf_error(SBFI_E_THREAD, "%s: cannot start compression threads", sbf_writer_path(w));
+    if (o->write_index)
+        return sbf_error(SBFI_E_PARAM, "%s: --write-index needs BAM or CRAM output", sbf_writer_path(w));
+    return SBFI_OK;
+}
+
+int sbf_writer_open(const char *path, const sbf_writer_opt_t *opt, sbf_writer_t **out)
+{
+    *out = NULL;
+    sbf_writer_t *w = calloc(1, sizeof *w);
+    if (!w)
+        return sbf_error(SBFI_E_NOMEM, "out of memory");
+    w->opt = *opt;
+    int rc = SBFI_OK;
+    hFILE *hf = NULL;
+    const char *name = "-";
+    struct stat st;
+    if (path && strcmp(path, "-") != 0) {
+        if (!(w->path = strdup(path))) {
+            rc = sbf_error(SBFI_E_NOMEM, "out of memory");
+            goto fail;
+        }
+        name = path;
+        if (stat(path, &st) != 0 || S_ISREG(st.st_mode)) {   /* devices and pipes: in place */
+            int fd = sbf_tmpfile_create(path, &w->tmp);
+            if (fd < 0) {
+                rc = fd;
+                goto fail;
+            }
+            if (!(hf = hdopen(fd, "w"))) {
+                rc = sbf_error_errno(SBFI_E_IO, errno, "%s: cannot open for writing", path);
+                close(fd);
+                goto fail;
+            }
+            name = w->tmp;
+        }
+    }
+    rc = opt->spec.fmt == SBF_OUT_FASTQ || opt->spec.fmt == SBF_OUT_FASTA ? open_text(w, name, hf)
+                                                                          : open_hts(w, name, hf);
+    if (rc < 0)
+        goto fail;
+    *out = w;
+    return SBFI_OK;
+fail:
+    sbf_writer_abort(w);
+    return rc;
+}
+
+/* ---- FASTA/FASTQ text ---- */
+
+/* Complement of a 4-bit base code (A=1 C=2 G=4 T=8): the bits reversed. */
+static const uint8_t nt16_comp[16] = {0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15};
+
+static int put_tags_text(kstring_t *s, const sbf_tagnames_t *tn, const sbf_tags_t *tags)
+{
+    if (!tags || !tags->category)
+        return 0;
+    int rc = ksprintf(s, "\t%.2s:Z:%s\t%.2s:f:%g", tn->category, tags->category, tn->score, tags->score) < 0;
+    if (tn->with_hits) {
+        rc |= ksprintf(s, "\t%.2s:B:I", tn->hits) < 0;
+        for (int t = 0; t < tags->n_hits; ++t)
+            rc |= ksprintf(s, ",%u", tags->hits[t]) < 0;
+    }
+    return rc ? -1 : 0;
+}
+
+static int format_fastx(sbf_writer_t *w, const sbf_read_t *r, const sbf_tags_t *tags)
+{
+    kstring_t *s = &w->line;
+    int fastq = w->opt.spec.fmt == SBF_OUT_FASTQ, rc = 0;
+    s->l = 0;
+    rc |= kputc(fastq ? '@' : '>', s) < 0;
+    rc |= kputsn(r->name.s, r->name.l, s) < 0;
+    if (r->comment.l) {
+        rc |= kputc(' ', s) < 0;
+        rc |= kputsn(r->comment.s, r->comment.l, s) < 0;
+    }
+    rc |= put_tags_text(s, &w->opt.tags, tags);
+    rc |= kputc('\n', s) < 0;
+    if (!r->sam) {
+        rc |= kputsn(r->seq.s, r->seq.l, s) < 0;
+        if (fastq) {
+            rc |= kputsn("\n+\n", 3, s) < 0;
+            if (r->qual.l == r->seq.l)
+                rc |= kputsn(r->qual.s, r->qual.l, s) < 0;
+            else   /* FASTA input: no qualities; samtools' default of quality 1 */
+                for (size_t i = 0; i < r->seq.l && !rc; ++i)
+                    rc |= kputc('"', s) < 0;
+        }
+        rc |= kputc('\n', s) < 0;
+        return rc ? -1 : 0;
+    }
+    /* a SAM record: the read as sequenced, so reverse-strand records are turned back */
+    const bam1_t *b = r->b;
+    int len = b->core.l_qseq, rev = (b->core.flag & BAM_FREVERSE) != 0;
+    const uint8_t *seq = bam_get_seq(b), *qual = bam_get_qual(b);
+    if (ks_resize(s, s->l + 2 * (size_t)len + 8) < 0)
+        return -1;
+    for (int i = 0; i < len; ++i) {
+        int c = bam_seqi(seq, rev ? len - 1 - i : i);
+        s->s[s->l++] = seq_nt16_str[rev ? nt16_comp[c] : c];
+    }
+    if (fastq) {
+        memcpy(s->s + s->l, "\n+\n", 3);
+        s->l += 3;
+        for (int i = 0; i < len; ++i) {
+            uint8_t q = qual[0] == 0xff ? 1 : qual[rev ? len - 1 - i : i];
+            s->s[s->l++] = (char)(q + 33);
+        }
+    }
+    s->s[s->l++] = '\n';
+    s->s[s->l] = '\0';
+    return rc ? -1 : 0;
+}
+
+/* ---- SAM/BAM/CRAM ---- */
+
+static int add_tags_bam(bam1_t *b, const sbf_tagnames_t *tn, const sbf_tags_t *tags)
+{
+    if (!tags || !tags->category)
+        return 0;
+    if (bam_aux_update_str(b, tn->category, -1, tags->category) < 0 || bam_aux_update_float(b, tn->score, tags->score) < 0)
+        return -1;
+    if (tn->with_hits &&
+        bam_aux_update_array(b, tn->hits, 'I', (uint32_t)tags->n_hits, (void *)(uintptr_t)tags->hits) < 0)
+        return -1;
+    return 0;
+}
+
+/* FASTA/FASTQ record as an unmapped SAM record, as samtools import makes it. */
+static int fastx_to_bam(sbf_writer_t *w, const sbf_read_t *r)
+{
+    if (!w->scratch && !(w->scratch = bam_init1()))
+        return -1;
+    uint16_t flag = BAM_FUNMAP;
+    if (r->mate)
+        flag |= BAM_FPAIRED | BAM_FMUNMAP | (r->mate == 1 ? BAM_FREAD1 : BAM_FREAD2);
+    size_t l_name = r->name.l;
+    if (r->mate && l_name > 2 && r->name.s[l_name - 2] == '/' &&
+        (r->name.s[l_name - 1] == '1' || r->name.s[l_name - 1] == '2'))   /* mates share one name in SAM */
+        l_name -= 2;
+    char *qual = NULL;
+    if (r->qual.l == r->seq.l && r->seq.l) {
+        if (!(qual = malloc(r->qual.l)))
+            return -1;
+        for (size_t i = 0; i < r->qual.l; ++i)
+            qual[i] = (char)(r->qual.s[i] - 33);
+    }
+    int rc = bam_set1(w->scratch, l_name, r->name.s, flag, -1, -1, 0, 0, NULL, -1, -1, 0, r->seq.l, r->seq.s, qual, 64);
+    free(qual);
+    return rc < 0 ? -1 : 0;
+}
+
+int sbf_writer_write(sbf_writer_t *w, sbf_read_t *r, const sbf_tags_t *tags)
+{
+    int rc;
+    if (w->bgzf) {
+        if (format_fastx(w, r, tags) < 0)
+            return sbf_error(SBFI_E_NOMEM, "out of memory writing %s", sbf_writer_path(w));
+        rc = bgzf_write(w->bgzf, w->line.s, w->line.l) == (ssize_t)w->line.l ? 0 : -1;
+    } else {
+        bam1_t *b = r->b;
+        if (!r->sam) {
+            if (fastx_to_bam(w, r) < 0)
+                return sbf_error(SBFI_E_NOMEM, "%s: cannot convert record '%s'", sbf_writer_path(w), r->name.s);
+            b = w->scratch;
+        }
+        if (add_tags_bam(b, &w->opt.tags, tags) < 0)
+            return sbf_error(SBFI_E_FORMAT, "record '%s': cannot add the tags (corrupt or conflicting aux data)",
+                             r->name.s);
+        rc = sam_write1(w->hts, w->hdr, b) < 0 ? -1 : 0;
+        if (rc < 0 && w->opt.write_index)
+            return sbf_error(SBFI_E_IO, "%s: cannot write record '%s' (--write-index needs coordinate-sorted "
+                             "records)", sbf_writer_path(w), r->name.s);
+    }
+    if (rc < 0)
+        return sbf_error_errno(SBFI_E_IO, errno, "%s: write failed", sbf_writer_path(w));
+    ++w->records;
+    return SBFI_OK;
+}
+
+/* Close everything; 0 or a negative status (recorded as the error message only if `report`:
+ * an abort must not replace the message of the failure that caused it). */
+static int writer_close(sbf_writer_t *w, int report)
+{
+    int rc = SBFI_OK;
+    if (w->hts) {
+        if (report && w->idx_tmp && sam_idx_save(w->hts) < 0)
+            rc = sbf_error(SBFI_E_IO, "%s: cannot write the index (records not coordinate-sorted?)", sbf_writer_path(w));
+        if (hts_close(w->hts) < 0 && rc == SBFI_OK && report)
+            rc = sbf_error_errno(SBFI_E_IO, errno, "%s: write failed on close", sbf_writer_path(w));
+        w->hts = NULL;
+    }
+    if (w->bgzf) {
+        if (bgzf_close(w->bgzf) < 0 && rc == SBFI_OK && report)
+            rc = sbf_error_errno(SBFI_E_IO, errno, "%s: write failed on close", sbf_writer_path(w));
+        w->bgzf = NULL;
+    }
+    return rc;
+}
+
+static void writer_free(sbf_writer_t *w)
+{
+    if (w->hdr)
+        sam_hdr_destroy(w->hdr);
+    if (w->scratch)
+        bam_destroy1(w->scratch);
+    free(w->line.s);
+    free(w->path);
+    free(w->tmp);
+    free(w->idx_tmp);
+    free(w);
+}
+
+int sbf_writer_commit(sbf_writer_t *w)
+{
+    int rc = writer_close(w, 1);
+    if (rc == SBFI_OK && w->tmp) {
+        if (w->idx_tmp) {
+            size_t n = strlen(w->path) + 8;
+            char *idx = malloc(n);
+            if (!idx) {
+                rc = sbf_error(SBFI_E_NOMEM, "out of memory");
+            } else {
+                snprintf(idx, n, "%s.%s", w->path, w->opt.spec.fmt == SBF_OUT_BAM ? "csi" : "crai");
+                if (rename(w->idx_tmp, idx) != 0)
+                    rc = sbf_error_errno(SBFI_E_IO, errno, "%s: cannot rename the index into place", idx);
+                free(idx);
+            }
+        }
+        if (rc == SBFI_OK && rename(w->tmp, w->path) != 0)
+            rc = sbf_error_errno(SBFI_E_IO, errno, "%s: cannot rename the temporary file into place", w->path);
+    }
+    if (rc != SBFI_OK) {
+        if (w->tmp)
+            unlink(w->tmp);
+        if (w->idx_tmp)
+            unlink(w->idx_tmp);
+    }
+    writer_free(w);
+    return rc;
+}
+
+void sbf_writer_abort(sbf_writer_t *w)
+{
+    if (!w)
+        return;
+    int saved = errno;
+    writer_close(w, 0);
+    if (w->tmp)
+        unlink(w->tmp);
+    if (w->idx_tmp)
+        unlink(w->idx_tmp);
+    writer_free(w);
+    errno = saved;
+}

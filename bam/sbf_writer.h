@@ -1,0 +1,76 @@
+/* sbf_writer.h -- records out, through htslib: SAM, BAM, CRAM, FASTQ, FASTA (FASTQ/FASTA/SAM
+ * optionally BGZF-compressed), with sbf's tags added and nothing else changed.
+ *
+ * A file output is written under a temporary name beside the final one and renamed by
+ * sbf_writer_commit() (its index too, with write_index): an interrupted or failed run leaves
+ * no file that looks complete. "-" is standard output; a device or pipe is written in place.
+ *
+ * Records of any input format go to any output format:
+ *  - SAM/BAM/CRAM input to SAM/BAM/CRAM: the record as read, plus the tags;
+ *  - FASTA/FASTQ input to FASTA/FASTQ: name, comment, bases and qualities as read; the tags
+ *    follow the comment, each after a tab (what `samtools import -T '*'` reads back);
+ *  - FASTA/FASTQ to SAM/BAM/CRAM: an unmapped record as `samtools import` makes (flags 4, or
+ *    77/141 for mates); the comment is not kept;
+ *  - SAM/BAM/CRAM to FASTA/FASTQ: as `samtools fastq -n` writes (reverse-strand records
+ *    reverse-complemented, no /1 /2 added), tags in the comment. */
+#ifndef SBF_WRITER_H
+#define SBF_WRITER_H
+
+#include <stdint.h>
+
+#include <htslib/sam.h>
+#include <htslib/thread_pool.h>
+
+#include "sbf_reads.h"
+
+typedef enum { SBF_OUT_SAM, SBF_OUT_BAM, SBF_OUT_CRAM, SBF_OUT_FASTQ, SBF_OUT_FASTA } sbf_outfmt_t;
+
+typedef struct {
+    sbf_outfmt_t fmt;
+    int compress;   /* SAM/FASTQ/FASTA: BGZF (BAM and CRAM are always compressed) */
+    int level;      /* compression level 0-9, or -1 for htslib's default */
+} sbf_outspec_t;
+
+/* -O value: sam, bam, cram, fastq (fq), fasta (fa), each optionally followed by ".gz", then
+ * optionally ",level=N". Returns 0, or -1 with a message. */
+int sbf_outspec_parse(const char *s, sbf_outspec_t *o);
+/* From a file name's extension (.sam .bam .cram .fq .fastq .fa .fasta .fna, optionally .gz or
+ * .bgz): 1 if recognised, 0 if not (o untouched). */
+int sbf_outspec_from_name(const char *path, sbf_outspec_t *o);
+const char *sbf_outfmt_name(sbf_outfmt_t f);
+
+typedef struct {
+    char category[2], score[2], hits[2];   /* SAM tag names: sb, ss, sh */
+    int with_hits;                         /* write the per-target hit array */
+} sbf_tagnames_t;
+
+typedef struct {
+    const char *category;   /* NULL: write the record unchanged */
+    float score;
+    int n_hits;
+    const uint32_t *hits;
+} sbf_tags_t;
+
+typedef struct {
+    sbf_outspec_t spec;
+    const sam_hdr_t *hdr;      /* the input's header (SAM/BAM/CRAM input) or NULL */
+    const char *pg_version;    /* with pg_cmdline: the @PG line added; NULL: none */
+    const char *pg_cmdline;
+    htsThreadPool *pool;       /* compression threads, or NULL */
+    const char *reference;     /* FASTA reference for CRAM output, or NULL */
+    int write_index;           /* BAM (.csi) or CRAM (.crai) index beside the output */
+    sbf_tagnames_t tags;
+} sbf_writer_opt_t;
+
+typedef struct sbf_writer_s sbf_writer_t;
+
+int sbf_writer_open(const char *path, const sbf_writer_opt_t *opt, sbf_writer_t **out);
+/* Write r (SAM records get the tags in place). tags may be NULL. */
+int sbf_writer_write(sbf_writer_t *w, sbf_read_t *r, const sbf_tags_t *tags);
+/* Close, then rename the output (and index) into place. Frees w whatever the outcome. */
+int sbf_writer_commit(sbf_writer_t *w);
+/* Close and remove the temporary output. Frees w. NULL is allowed. */
+void sbf_writer_abort(sbf_writer_t *w);
+const char *sbf_writer_path(const sbf_writer_t *w);
+
+#endif

@@ -1,0 +1,105 @@
+/* sbf_classify_cmd.c -- `sbf classify`: tag every read with its best-matching target (tag mode),
+ * or write one output per category (--split). The work is done by sbf_screen.c. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sbf_cli.h"
+#include "sbf_screen.h"
+
+void usage_classify(FILE *fp)
+{
+    fprintf(fp,
+            "Usage: sbf classify -x IDX.sbf [options] IN [IN2]\n"
+            "\n"
+            "Scores every read (pair) against each target of the index and writes every record,\n"
+            "in input order, unchanged apart from the tags sb:Z:<category> (a target name, 'multi'\n"
+            "or 'none') and ss:f:<best score>; with --split, one output per category instead.\n"
+            "Secondary and supplementary records are passed through untagged (tag mode) or dropped\n"
+            "(--split); they are never scored twice.\n"
+            "Then:  samtools view -d sb:human out.bam      samtools split -d sb out.bam\n"
+            "\n");
+    screen_usage_common(fp);
+    fprintf(fp,
+            "Classify:\n"
+            "  -o, --output FILE    output [standard output]\n"
+            "  -1 FILE, -2 FILE     mates 1 and 2 to separate files (FASTQ pairs)\n"
+            "      --split PATTERN  one output per category: %% is the category, # the mate (1 or 2),\n"
+            "                       e.g. 'out_%%_#.fq.gz'; all categories' files are created\n"
+            "      --hits           also write the per-target hit counts (sh:B:I, in index order)\n"
+            "      --tags C,S,H     names of the category, score and hits tags [sb,ss,sh]\n");
+}
+
+static int parse_tag_names(const char *arg, sbf_tagnames_t *t)
+{
+    char *names[3] = {t->category, t->score, t->hits};
+    const char *p = arg;
+    for (int i = 0; i < 3; ++i) {
+        size_t n = strcspn(p, ",");
+        if (n != 2 || !((p[0] >= 'A' && p[0] <= 'Z') || (p[0] >= 'a' && p[0] <= 'z')) ||
+            !((p[1] >= 'A' && p[1] <= 'Z') || (p[1] >= 'a' && p[1] <= 'z') || (p[1] >= '0' && p[1] <= '9')))
+            return -1;
+        memcpy(names[i], p, 2);
+        p += n;
+        if (i < 2 && *p++ != ',')
+            return -1;
+    }
+    return *p ? -1 : 0;
+}
+
+
+int main_classify(int argc, char **argv)
+{
+    static const struct option lopts[] = {SCREEN_COMMON_LONG_OPTIONS,
+                                          {"split", required_argument, NULL, OPT_SPLIT},
+                                          {"hits", no_argument, NULL, OPT_HITS},
+                                          {"tags", required_argument, NULL, OPT_TAGS},
+                                          {NULL, 0, NULL, 0}};
+    screen_opt_t o;
+    screen_opt_init(&o, "classify", SCREEN_TAG);
+    char *cmdline = screen_cmdline(argc, argv);
+    o.pg_cmdline = cmdline;
+    int c, status = 1;
+    while ((c = getopt_long(argc, argv, screen_common_short, lopts, NULL)) >= 0) {
+        if (c == 'h') {
+            usage_classify(stdout);
+            free(cmdline);
+            return 0;
+        }
+        int r = screen_parse_common(&o, c, optarg);
+        if (r < 0)
+            goto done;
+        if (r > 0)
+            continue;
+        switch (c) {
+        case OPT_SPLIT:
+            o.mode = SCREEN_SPLIT;
+            o.split_pattern = optarg;
+            break;
+        case OPT_HITS: o.tags.with_hits = 1; break;
+        case OPT_TAGS:
+            if (parse_tag_names(optarg, &o.tags) < 0) {
+                cli_error(o.cmd, "invalid value '%s' for --tags: three two-character SAM tag names, e.g. sb,ss,sh",
+                          optarg);
+                goto done;
+            }
+            break;
+        default: usage_classify(stderr); goto done;
+        }
+    }
+    if (o.mode == SCREEN_SPLIT) {
+        if (!strchr(o.split_pattern, '%')) {
+            cli_error(o.cmd, "--split '%s' has no %% (where the category name goes)", o.split_pattern);
+            goto done;
+        }
+        if (o.out || o.out1 || o.out2) {
+            cli_error(o.cmd, "--split writes its own files: -o, -1 and -2 cannot be used with it");
+            goto done;
+        }
+    }
+    if (screen_check_io(&o, argc, argv, optind, usage_classify) < 0)
+        goto done;
+    status = screen_run(&o);
+done:
+    free(cmdline);
+    return status;
+}

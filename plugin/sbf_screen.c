@@ -1,0 +1,824 @@
+/* sbf_screen.c -- the read-screening pipeline behind `sbf classify` and `sbf filter`.
+ *
+ *   reader thread --(batches, bounded by -K bases)--> classifier (this thread: sbf_query on
+ *   the GPU or on -@ CPU threads, then the scoring rule) --> writer thread (records in input
+ *   order, to one output, the two mate outputs, or one output per category).
+ *
+ * A fixed set of N_JOBS batches circulates between the stages, so memory is bounded by
+ * N_JOBS x batch size whatever the input size. There is one classifier, so batches reach the
+ * writer in input order without reordering. htslib's thread pool (-@) decompresses the input
+ * and compresses the outputs. Any failure stops every stage; no output file is renamed into
+ * place unless the whole run succeeded. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../bam/sbf_batch.h"
+#include "../filters/sbf_error.h"
+#include "sbf.h"
+#include "sbf_cli.h"
+#include "sbf_queue.h"
+#include "sbf_screen.h"
+#include "sbf_summary.h"
+
+#define N_JOBS 4
+#define DEFAULT_BATCH_BASES (16u << 20)
+
+/* ------------------------------------------------------------------ options */
+
+const char screen_common_short[] = "x:o:1:2:O:T:@:K:s:h";
+
+void screen_opt_init(screen_opt_t *o, const char *cmd, screen_mode_t mode)
+{
+    memset(o, 0, sizeof *o);
+    o->cmd = cmd;
+    o->mode = mode;
+    memcpy(o->tags.category, "sb", 2);
+    memcpy(o->tags.score, "ss", 2);
+    memcpy(o->tags.hits, "sh", 2);
+    sbf_score_opt_init(&o->score);
+    o->threads = 1;
+    o->batch_bases = DEFAULT_BATCH_BASES;
+    o->gpu = SBF_GPU_AUTO;
+    o->progress = -1;
+}
+
+int screen_parse_common(screen_opt_t *o, int c, const char *arg)
+{
+    const char *cmd = o->cmd;
+    int bad = 0;
+    switch (c) {
+    case 'x': o->index_path = arg; break;
+    case 'o': o->out = arg; break;
+    case '1': o->out1 = arg; break;
+    case '2': o->out2 = arg; break;
+    case 'O': o->outfmt = arg; break;
+    case 'T': o->reference = arg; break;
+    case '@': bad = cli_int(cmd, "-@", arg, 1, 1024, &o->threads); break;
+    case 'K': bad = cli_size(cmd, "-K", arg, &o->batch_bases); if (!bad && !o->batch_bases) o->batch_bases = 1; break;
+    case 's': bad = cli_double(cmd, "-s", arg, 0, 1, &o->score.min_score); break;
+    case OPT_MIN_HITS: {
+        int v;
+        bad = cli_int(cmd, "--min-hits", arg, 1, 1 << 30, &v);
+        o->score.min_hits = (uint32_t)v;
+        break;
+    }
+    case OPT_MARGIN: bad = cli_double(cmd, "--margin", arg, 0, 1, &o->score.margin); break;
+    case OPT_INTERLEAVED: o->interleaved = 1; break;
+    case OPT_GPU: bad = cli_gpu_option(cmd, arg, &o->gpu); break;
+    case OPT_SUMMARY: o->summary_tsv = arg; break;
+    case OPT_JSON: o->json = arg; break;
+    case OPT_PROGRESS: o->progress = 1; break;
+    case OPT_NO_PROGRESS: o->progress = 0; break;
+    case OPT_NO_PG: o->pg_cmdline = NULL; break;
+    case OPT_WRITE_INDEX: o->write_index = 1; break;
+    case OPT_STATS: o->stats = 1; break;
+    default: return 0;
+    }
+    return bad ? -1 : 1;
+}
+
+void screen_usage_common(FILE *fp)
+{
+    fprintf(fp,
+            "Input:\n"
+            "  IN [IN2]             SAM, BAM, CRAM, FASTQ or FASTA (plain, gzip, BGZF); '-' is stdin.\n"
+            "                       IN2: mates of IN (names must match, after /1 /2).\n"
+            "      --interleaved    IN holds pairs as consecutive records. Without it, SAM/BAM/CRAM\n"
+            "                       mates are paired by their flags when they are adjacent.\n"
+            "  -T, --reference FA   reference of CRAM input and output\n"
+            "  -x, --index FILE     index built by 'sbf build' (required)\n"
+            "Scoring (a pair is one fragment: both mates' k-mers count, both get one category):\n"
+            "  -s, --min-score F    least fraction of a fragment's k-mers found in a target [%.2f]\n"
+            "      --min-hits N     least number of k-mers found in a target [%d]\n"
+            "      --margin F       targets within F of the best score are tied: 'multi' [%.2f]\n"
+            "Output:\n"
+            "  -O, --output-fmt F   sam, bam, cram, fastq, fasta, or fastq.gz/fasta.gz/sam.gz (BGZF),\n"
+            "                       then ',level=N' [from the file name; else like the input]\n"
+            "      --no-PG          do not add an @PG line to SAM/BAM/CRAM headers\n"
+            "      --write-index    index BAM/CRAM output (.csi/.crai; needs sorted records)\n"
+            "      --summary FILE   BioBloom-style TSV: per target hits/misses/shared, multiMatch, noMatch\n"
+            "      --json FILE      JSON summary: reads and bases in and out, categories, speed, engine\n"
+            "Running:\n"
+            "  -@, --threads N      threads for (de)compression and the CPU engine [1]\n"
+            "  -K, --batch SIZE     bases per batch; memory is about 4 batches [%uM]\n"
+            "      --gpu auto|none|ID  CUDA device (same results as the CPU engine) [auto]\n"
+            "      --progress, --no-progress  a progress line on stderr [when stderr is a terminal]\n"
+            "      --stats          time spent reading, classifying and writing, on stderr\n"
+            "  -h, --help           this help\n",
+            SBF_DEFAULT_MIN_SCORE, SBF_DEFAULT_MIN_HITS, SBF_DEFAULT_MARGIN, DEFAULT_BATCH_BASES >> 20);
+}
+
+char *screen_cmdline(int argc, char **argv)
+{
+    kstring_t s = {0, 0, NULL};
+    if (kputs("sbf", &s) < 0)
+        return NULL;
+    for (int i = 0; i < argc; ++i)
+        if (kputc(' ', &s) < 0 || kputs(argv[i], &s) < 0) {
+            free(s.s);
+            return NULL;
+        }
+    return s.s;
+}
+
+/* ------------------------------------------------------------------ the job */
+
+typedef struct {
+    sbf_batch_t batch;
+    const char **seqs;
+    size_t *lens;
+    uint32_t *kmers, *hits;   /* per read */
+    size_t cap_reads;
+    int32_t *cat;             /* per fragment: target, SBF_CAT_MULTI or SBF_CAT_NONE/NO_KMER */
+    float *score;
+    uint8_t *keep;            /* filter mode: written */
+    uint32_t *fhits;          /* per fragment x target */
+    size_t cap_frags;
+} job_t;
+
+typedef struct {
+    const screen_opt_t *o;
+    sbf_index_t *idx;
+    int R;
+    char **names;             /* R + 2 categories */
+    char **file_names;        /* sanitised, for --split */
+    uint8_t *selected;        /* filter: targets named by --remove/--keep */
+    sbf_input_t *input;
+    htsThreadPool pool;
+    int n_slots, mate_files;  /* outputs: n_slots x (mate_files ? 2 : 1) */
+    sbf_writer_t **outs;
+    job_t jobs[N_JOBS];
+    sbf_queue_t free_q, class_q, write_q;
+    screen_summary_t sum;
+    uint8_t *passing;
+    /* the first failure of any stage */
+    pthread_mutex_t err_lock;
+    char err[1024];
+    int failed;
+    /* stage timings (--stats) */
+    double t_read, t_classify, t_write, t_wait_write;
+    int show_progress;
+    int pairs_seen;           /* a SAM pair was recognised by its flags: the unit is "fragments" */
+    double t0;
+} screen_t;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Record the first failure (the calling thread's sbf error message) and stop every stage. */
+static void fail(screen_t *s, const char *msg)
+{
+    pthread_mutex_lock(&s->err_lock);
+    if (!s->failed) {
+        s->failed = 1;
+        snprintf(s->err, sizeof s->err, "%s", msg);
+    }
+    pthread_mutex_unlock(&s->err_lock);
+    sbf_queue_abort(&s->free_q);
+    sbf_queue_abort(&s->class_q);
+    sbf_queue_abort(&s->write_q);
+}
+
+static int job_reserve(job_t *j, int R)
+{
+    const sbf_batch_t *b = &j->batch;
+    if (b->n_reads > j->cap_reads) {
+        size_t cap = b->cap_reads;
+        void *p;
+        if (!(p = realloc(j->seqs, cap * sizeof *j->seqs)))
+            return -1;
+        j->seqs = p;
+        if (!(p = realloc(j->lens, cap * sizeof *j->lens)))
+            return -1;
+        j->lens = p;
+        if (!(p = realloc(j->kmers, cap * sizeof *j->kmers)))
+            return -1;
+        j->kmers = p;
+        if (!(p = realloc(j->hits, cap * (size_t)R * sizeof *j->hits)))
+            return -1;
+        j->hits = p;
+        j->cap_reads = cap;
+    }
+    if (b->n_frags > j->cap_frags) {
+        size_t cap = b->cap_frags;
+        void *p;
+        if (!(p = realloc(j->cat, cap * sizeof *j->cat)))
+            return -1;
+        j->cat = p;
+        if (!(p = realloc(j->score, cap * sizeof *j->score)))
+            return -1;
+        j->score = p;
+        if (!(p = realloc(j->keep, cap * sizeof *j->keep)))
+            return -1;
+        j->keep = p;
+        if (!(p = realloc(j->fhits, cap * (size_t)R * sizeof *j->fhits)))
+            return -1;
+        j->fhits = p;
+        j->cap_frags = cap;
+    }
+    return 0;
+}
+
+static void job_free(job_t *j)
+{
+    sbf_batch_free(&j->batch);
+    free(j->seqs);
+    free(j->lens);
+    free(j->kmers);
+    free(j->hits);
+    free(j->cat);
+    free(j->score);
+    free(j->keep);
+    free(j->fhits);
+}
+
+/* ------------------------------------------------------------------ stages */
+
+static void *reader_main(void *arg)
+{
+    screen_t *s = arg;
+    void *item;
+    while (sbf_queue_pop(&s->free_q, &item)) {
+        job_t *j = item;
+        double t = now();
+        int rc = sbf_input_next(s->input, &j->batch, s->o->batch_bases);
+        s->t_read += now() - t;
+        if (rc < 0) {
+            fail(s, sbf_error_message());
+            break;
+        }
+        if (rc == 0 || sbf_queue_push(&s->class_q, j) < 0)
+            break;
+    }
+    sbf_queue_close(&s->class_q);
+    return NULL;
+}
+
+/* Does the fragment match the targets of --remove/--keep? A `multi` fragment matches if one
+ * of its tied targets is selected. */
+static int matches_selection(const screen_t *s, int cat, const uint8_t *passing)
+{
+    if (cat >= 0)
+        return s->selected[cat];
+    if (cat == SBF_CAT_MULTI)
+        for (int t = 0; t < s->R; ++t)
+            if (passing[t] && s->selected[t])
+                return 1;
+    return 0;
+}
+
+static int category_slot(const screen_t *s, int cat)
+{
+    return cat >= 0 ? cat : cat == SBF_CAT_MULTI ? s->R : s->R + 1;
+}
+
+static int classify_job(screen_t *s, job_t *j)
+{
+    sbf_batch_t *b = &j->batch;
+    const int R = s->R;
+    if (job_reserve(j, R) < 0)
+        return sbf_error(SBFI_E_NOMEM, "out of memory for a batch of %zu reads", b->n_reads);
+    for (size_t i = 0; i < b->n_reads; ++i) {
+        const sbf_read_t *r = &b->reads[i];
+        j->seqs[i] = r->seq.s ? r->seq.s : "";
+        j->lens[i] = r->frag >= 0 ? r->seq.l : 0;   /* unclassified records cost nothing */
+        if (r->frag < 0)
+            ++s->sum.extras;
+    }
+    if (sbf_query(s->idx, b->n_reads, j->seqs, j->lens, j->kmers, j->hits, s->o->threads) != SBF_OK)
+        return SBFI_E_IO;
+    screen_summary_t *sum = &s->sum;
+    for (size_t f = 0; f < b->n_frags; ++f) {
+        const sbf_frag_t *fr = &b->frags[f];
+        uint32_t *h = j->fhits + f * (size_t)R, kmers = 0;
+        memset(h, 0, (size_t)R * sizeof *h);
+        for (uint32_t m = 0; m < fr->n; ++m) {
+            size_t i = fr->read[m];
+            kmers += j->kmers[i];
+            for (int t = 0; t < R; ++t)
+                h[t] += j->hits[i * (size_t)R + (size_t)t];
+            sum->bases_in += b->reads[i].seq.l;
+        }
+        double score;
+        int cat = sbf_classify_fragment(&s->o->score, R, kmers, h, &score, s->passing);
+        j->cat[f] = cat;
+        j->score[f] = (float)score;
+        ++sum->frags;
+        sum->reads_in += fr->n;
+        s->pairs_seen |= fr->n == 2;
+        ++sum->cat[category_slot(s, cat)];
+        if (cat == SBF_CAT_NO_KMER)
+            ++sum->no_kmer;
+        if (cat >= 0 || cat == SBF_CAT_MULTI)
+            for (int t = 0; t < R; ++t)
+                if (s->passing[t]) {
+                    ++sum->hits[t];
+                    sum->shared[t] += cat == SBF_CAT_MULTI;
+                }
+        if (s->o->mode == SCREEN_FILTER)
+            j->keep[f] = (uint8_t)((matches_selection(s, cat, s->passing) == s->o->keep) != s->o->invert);
+    }
+    return SBFI_OK;
+}
+
+static void progress(screen_t *s, int final)
+{
+    double t = now() - s->t0;
+    fprintf(stderr, "\rsbf %s: %llu reads, %.0f reads/s%s", s->o->cmd, (unsigned long long)s->sum.reads_out,
+            t > 0 ? (double)s->sum.reads_out / t : 0.0, final ? "\n" : "   ");
+}
+
+static int write_job(screen_t *s, job_t *j)
+{
+    sbf_batch_t *b = &j->batch;
+    const screen_opt_t *o = s->o;
+    const int n_mates = s->mate_files ? 2 : 1;
+    for (size_t i = 0; i < b->n_reads; ++i) {
+        sbf_read_t *r = &b->reads[i];
+        int slot = 0;
+        sbf_tags_t tags = {0}, *tp = NULL;
+        if (r->frag < 0) {
+            if (o->mode != SCREEN_TAG)   /* split/filter: secondary and supplementary are dropped */
+                continue;
+        } else {
+            int32_t f = r->frag, cat = j->cat[f];
+            if (o->mode == SCREEN_FILTER && !j->keep[f])
+                continue;
+            if (o->mode == SCREEN_SPLIT)
+                slot = category_slot(s, cat);
+            if (o->mode != SCREEN_FILTER) {
+                tags.category = s->names[category_slot(s, cat)];
+                tags.score = j->score[f];
+                tags.n_hits = s->R;
+                tags.hits = j->fhits + (size_t)f * (size_t)s->R;
+                tp = &tags;
+            }
+            const sbf_frag_t *fr = &b->frags[f];
+            if (fr->read[0] == i) {   /* count each written fragment once */
+                ++s->sum.frags_out;
+            }
+        }
+        int mate = s->mate_files && r->mate == 2 ? 1 : 0;
+        if (sbf_writer_write(s->outs[slot * n_mates + mate], r, tp) != SBFI_OK)
+            return SBFI_E_IO;
+        ++s->sum.reads_out;
+        s->sum.bases_out += r->seq.l;
+    }
+    return SBFI_OK;
+}
+
+static void *writer_main(void *arg)
+{
+    screen_t *s = arg;
+    void *item;
+    double last = now();
+    for (;;) {
+        double t = now();
+        if (!sbf_queue_pop(&s->write_q, &item))
+            break;
+        s->t_wait_write += now() - t;
+        t = now();
+        int rc = write_job(s, item);
+        s->t_write += now() - t;
+        if (rc != SBFI_OK) {
+            fail(s, sbf_error_message());
+            break;
+        }
+        if (s->show_progress && now() - last >= 1.0) {
+            progress(s, 0);
+            last = now();
+        }
+        if (sbf_queue_push(&s->free_q, item) < 0)
+            break;
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ setup */
+
+/* Category names as file-name parts: only [A-Za-z0-9._+-], no leading dot, so no name can
+ * reach outside the output folder or hide. */
+static char *sanitise(const char *name)
+{
+    size_t n = strlen(name);
+    char *f = malloc(n + 2);
+    if (!f)
+        return NULL;
+    for (size_t i = 0; i < n; ++i) {
+        unsigned char c = (unsigned char)name[i];
+        int ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
+                 c == '_' || c == '+' || c == '-';
+        f[i] = ok ? (char)c : '_';
+    }
+    if (n == 0)
+        f[n++] = '_';
+    if (f[0] == '.')
+        f[0] = '_';
+    f[n] = '\0';
+    return f;
+}
+
+static int setup_categories(screen_t *s)
+{
+    const char *cmd = s->o->cmd;
+    int n = s->R + 2;
+    s->names = calloc((size_t)n, sizeof *s->names);
+    s->file_names = calloc((size_t)n, sizeof *s->file_names);
+    s->selected = calloc((size_t)s->R + 1, 1);
+    s->passing = calloc((size_t)s->R + 1, 1);
+    if (!s->names || !s->file_names || !s->selected || !s->passing) {
+        cli_error(cmd, "out of memory");
+        return -1;
+    }
+    for (int c = 0; c < n; ++c) {
+        sbf_target_info_t ti;
+        const char *name = c == s->R ? "multi" : c == s->R + 1 ? "none" : NULL;
+        if (!name) {
+            if (sbf_index_target(s->idx, c, &ti) != SBF_OK) {
+                cli_error(cmd, "%s", sbf_last_error());
+                return -1;
+            }
+            name = ti.name;
+        }
+        if (!(s->names[c] = strdup(name)) || !(s->file_names[c] = sanitise(name))) {
+            cli_error(cmd, "out of memory");
+            return -1;
+        }
+    }
+    for (int c = 0; c < n; ++c)
+        for (int d = 0; d < c; ++d) {
+            if (!strcmp(s->names[c], s->names[d])) {
+                cli_error(cmd, "%s: target '%s' has the name of a category sbf reports; rebuild the index with "
+                          "another name", s->o->index_path, s->names[c]);
+                return -1;
+            }
+            if (s->o->split_pattern && !strcmp(s->file_names[c], s->file_names[d])) {
+                cli_error(cmd, "--split: categories '%s' and '%s' would write the same file names", s->names[d],
+                          s->names[c]);
+                return -1;
+            }
+        }
+    return 0;
+}
+
+static int setup_selection(screen_t *s)
+{
+    const char *list = s->o->select;
+    if (!list) {   /* every target */
+        memset(s->selected, 1, (size_t)s->R);
+        return 0;
+    }
+    const char *p = list;
+    while (*p) {
+        size_t n = strcspn(p, ",");
+        int found = 0;
+        for (int t = 0; t < s->R; ++t)
+            if (strlen(s->names[t]) == n && !strncmp(s->names[t], p, n)) {
+                s->selected[t] = 1;
+                found = 1;
+            }
+        if (!found) {
+            kstring_t all = {0, 0, NULL};
+            for (int t = 0; t < s->R; ++t)
+                ksprintf(&all, "%s%s", t ? ", " : "", s->names[t]);
+            cli_error(s->o->cmd, "no target '%.*s' in %s (targets: %s)", (int)n, p, s->o->index_path,
+                      all.s ? all.s : "");
+            free(all.s);
+            return -1;
+        }
+        p += n + (p[n] == ',');
+    }
+    return 0;
+}
+
+/* Output format of `path`: -O, else the file name, else like the input. */
+static int output_spec(screen_t *s, const char *path, sbf_reader_t *in, sbf_outspec_t *spec)
+{
+    const char *cmd = s->o->cmd;
+    if (s->o->outfmt) {
+        if (sbf_outspec_parse(s->o->outfmt, spec) != SBFI_OK) {
+            cli_error(cmd, "-O: %s", sbf_error_message());
+            return -1;
+        }
+        return 0;
+    }
+    int to_file = path && strcmp(path, "-") != 0;
+    spec->level = -1;
+    if (to_file && sbf_outspec_from_name(path, spec))
+        return 0;
+    const char *f = sbf_reader_format(in);
+    spec->fmt = !strcmp(f, "SAM") ? SBF_OUT_SAM : !strcmp(f, "BAM") ? SBF_OUT_BAM : !strcmp(f, "CRAM") ? SBF_OUT_CRAM
+              : !strcmp(f, "FASTA") ? SBF_OUT_FASTA : SBF_OUT_FASTQ;
+    spec->compress = spec->fmt == SBF_OUT_BAM || spec->fmt == SBF_OUT_CRAM || (to_file && sbf_reader_compressed(in));
+    return 0;
+}
+
+/* An output path must not be one of the inputs (it would be truncated before being read). */
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (!a || !b || !strcmp(a, "-") || !strcmp(b, "-"))
+        return 0;
+    if (!strcmp(a, b))
+        return 1;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino &&
+           S_ISREG(sa.st_mode);
+}
+
+static char *expand_pattern(const char *pattern, const char *category, int mate)
+{
+    kstring_t k = {0, 0, NULL};
+    for (const char *p = pattern; *p; ++p) {
+        int rc = *p == '%' ? kputs(category, &k) : *p == '#' ? kputw(mate, &k) : kputc(*p, &k);
+        if (rc < 0) {
+            free(k.s);
+            return NULL;
+        }
+    }
+    return k.s;
+}
+
+static int open_output(screen_t *s, const char *path, sbf_reader_t *in, int slot)
+{
+    const screen_opt_t *o = s->o;
+    for (int i = 0; i < 2; ++i)
+        if (same_file(path, o->in[i])) {
+            cli_error(o->cmd, "%s is an input: refusing to overwrite it", path);
+            return -1;
+        }
+    sbf_writer_opt_t wo = {.hdr = sbf_reader_header(in),
+                           .pg_version = SBF_VERSION,
+                           .pg_cmdline = o->pg_cmdline,
+                           .pool = &s->pool,
+                           .reference = o->reference,
+                           .write_index = o->write_index,
+                           .tags = o->tags};
+    if (output_spec(s, path, in, &wo.spec) < 0)
+        return -1;
+    if (sbf_writer_open(path, &wo, &s->outs[slot]) != SBFI_OK) {
+        cli_error(o->cmd, "%s", sbf_error_message());
+        return -1;
+    }
+    return 0;
+}
+
+static int setup_outputs(screen_t *s, sbf_reader_t *in)
+{
+    const screen_opt_t *o = s->o;
+    s->n_slots = o->mode == SCREEN_SPLIT ? s->R + 2 : 1;
+    s->mate_files = o->mode == SCREEN_SPLIT ? strchr(o->split_pattern, '#') != NULL : o->out1 != NULL;
+    int per = s->mate_files ? 2 : 1;
+    if (!(s->outs = calloc((size_t)(s->n_slots * per), sizeof *s->outs))) {
+        cli_error(o->cmd, "out of memory");
+        return -1;
+    }
+    if (o->mode != SCREEN_SPLIT) {
+        if (!s->mate_files)
+            return open_output(s, o->out, in, 0);
+        return open_output(s, o->out1, in, 0) < 0 || open_output(s, o->out2, in, 1) < 0 ? -1 : 0;
+    }
+    for (int c = 0; c < s->n_slots; ++c)
+        for (int m = 0; m < per; ++m) {
+            char *path = expand_pattern(o->split_pattern, s->file_names[c], m + 1);
+            if (!path) {
+                cli_error(o->cmd, "out of memory");
+                return -1;
+            }
+            int rc = open_output(s, path, in, c * per + m);
+            free(path);
+            if (rc < 0)
+                return -1;
+        }
+    return 0;
+}
+
+static int open_inputs(screen_t *s, sbf_reader_t **first)
+{
+    const screen_opt_t *o = s->o;
+    sbf_reader_t *rd[2] = {NULL, NULL};
+    sbf_reader_opt_t ro = {.pool = &s->pool, .reference = o->reference};
+    for (int i = 0; i < 2 && o->in[i]; ++i)
+        if (sbf_reader_open(o->in[i], &ro, &rd[i]) != SBFI_OK) {
+            cli_error(o->cmd, "%s", sbf_error_message());
+            sbf_reader_close(rd[0]);
+            return -1;
+        }
+    *first = rd[0];
+    if (sbf_input_new(rd[0], rd[1], o->interleaved ? SBF_PAIRS_INTERLEAVED : SBF_PAIRS_BY_FLAGS, &s->input) !=
+        SBFI_OK) {
+        cli_error(o->cmd, "%s", sbf_error_message());
+        return -1;
+    }
+    return 0;
+}
+
+static void describe_engine(screen_t *s, char *buf, size_t size)
+{
+    int dev = sbf_index_gpu(s->idx);
+    if (dev < 0) {
+        snprintf(buf, size, "CPU, %d thread%s", s->o->threads, s->o->threads == 1 ? "" : "s");
+        return;
+    }
+    char desc[256];
+    if (sbf_gpu_describe_device(dev, desc, sizeof desc) != SBF_OK)
+        snprintf(desc, sizeof desc, "CUDA device");
+    snprintf(buf, size, "GPU %d (%s)", dev, desc);
+}
+
+static void print_stats(const screen_t *s, FILE *fp)
+{
+    fprintf(fp,
+            "sbf %s: stages (seconds): reading %.2f, classifying %.2f, writing %.2f (writer idle %.2f); "
+            "wall %.2f\n",
+            s->o->cmd, s->t_read, s->t_classify, s->t_write, s->t_wait_write, s->sum.seconds);
+}
+
+/* ------------------------------------------------------------------ the run */
+
+int screen_run(const screen_opt_t *o)
+{
+    screen_t s;
+    memset(&s, 0, sizeof s);
+    s.o = o;
+    s.t0 = now();
+    pthread_mutex_init(&s.err_lock, NULL);
+    int status = 1, queues = 0, started_reader = 0, started_writer = 0;
+    pthread_t reader, writer;
+    sbf_reader_t *first = NULL;
+    char engine[320];
+
+    if (sbf_index_load(o->index_path, 0, &s.idx) != SBF_OK) {
+        cli_error(o->cmd, "%s", sbf_last_error());
+        goto done;
+    }
+    s.R = sbf_index_n_targets(s.idx);
+    if (setup_categories(&s) < 0 || setup_selection(&s) < 0 || summary_alloc(&s.sum, s.R) < 0)
+        goto done;
+    int gpu = cli_gpu_resolve(o->cmd, o->gpu);
+    if (gpu >= 0 && sbf_index_use_gpu(s.idx, gpu) != SBF_OK)
+        fprintf(stderr, "sbf %s: notice: %s: using the CPU engine\n", o->cmd, sbf_last_error());
+    describe_engine(&s, engine, sizeof engine);
+    if (o->threads > 1) {
+        if (!(s.pool.pool = hts_tpool_init(o->threads))) {
+            cli_error(o->cmd, "cannot start %d threads", o->threads);
+            goto done;
+        }
+        s.pool.qsize = 2 * o->threads;
+    }
+    if (open_inputs(&s, &first) < 0 || setup_outputs(&s, first) < 0)
+        goto done;
+
+    if (sbf_queue_init(&s.free_q, N_JOBS) < 0 || sbf_queue_init(&s.class_q, N_JOBS) < 0 ||
+        sbf_queue_init(&s.write_q, N_JOBS) < 0) {
+        cli_error(o->cmd, "out of memory");
+        goto done;
+    }
+    queues = 1;
+    for (int i = 0; i < N_JOBS; ++i)
+        sbf_queue_push(&s.free_q, &s.jobs[i]);
+    s.show_progress = o->progress > 0 || (o->progress < 0 && isatty(STDERR_FILENO));
+    if (pthread_create(&reader, NULL, reader_main, &s) != 0) {
+        cli_error(o->cmd, "cannot start the reader thread");
+        goto done;
+    }
+    started_reader = 1;
+    if (pthread_create(&writer, NULL, writer_main, &s) != 0) {
+        fail(&s, "cannot start the writer thread");
+        goto join;
+    }
+    started_writer = 1;
+    void *item;
+    while (sbf_queue_pop(&s.class_q, &item)) {
+        double t = now();
+        int rc = classify_job(&s, item);
+        s.t_classify += now() - t;
+        if (rc != SBFI_OK) {
+            fail(&s, sbf_error_message());
+            break;
+        }
+        if (sbf_queue_push(&s.write_q, item) < 0)
+            break;
+    }
+    sbf_queue_close(&s.write_q);
+join:
+    if (started_reader)
+        pthread_join(reader, NULL);
+    if (started_writer)
+        pthread_join(writer, NULL);
+    started_reader = started_writer = 0;
+    if (s.failed) {
+        cli_error(o->cmd, "%s", s.err);
+        goto done;
+    }
+    if (s.show_progress)
+        progress(&s, 1);
+    /* Every output complete: rename them into place. */
+    int per = s.mate_files ? 2 : 1;
+    for (int i = 0; i < s.n_slots * per; ++i) {
+        sbf_writer_t *w = s.outs[i];
+        s.outs[i] = NULL;
+        if (sbf_writer_commit(w) != SBFI_OK) {
+            cli_error(o->cmd, "%s", sbf_error_message());
+            goto done;
+        }
+    }
+    if (sbf_input_free(s.input) != SBFI_OK) {
+        s.input = NULL;
+        cli_error(o->cmd, "%s", sbf_error_message());
+        goto done;
+    }
+    s.input = NULL;
+    s.sum.seconds = now() - s.t0;
+    s.sum.cmd = o->cmd;
+    s.sum.mode = o->mode == SCREEN_TAG ? "tag" : o->mode == SCREEN_SPLIT ? "split" : "filter";
+    s.sum.unit = o->in[1] || o->interleaved ? "pairs" : s.pairs_seen ? "fragments" : "reads";
+    s.sum.engine = engine;
+    s.sum.index_path = o->index_path;
+    s.sum.inputs[0] = o->in[0];
+    s.sum.inputs[1] = o->in[1];
+    s.sum.names = (const char *const *)s.names;
+    s.sum.min_score = o->score.min_score;
+    s.sum.min_hits = o->score.min_hits;
+    s.sum.margin = o->score.margin;
+    if ((o->summary_tsv && summary_write_tsv(&s.sum, o->summary_tsv) < 0) ||
+        (o->json && summary_write_json(&s.sum, o->json) < 0))
+        goto done;
+    summary_print(&s.sum, stderr);
+    if (o->stats)
+        print_stats(&s, stderr);
+    status = 0;
+done:
+    if (queues) {
+        sbf_queue_destroy(&s.free_q);
+        sbf_queue_destroy(&s.class_q);
+        sbf_queue_destroy(&s.write_q);
+    }
+    for (int i = 0; s.outs && i < s.n_slots * (s.mate_files ? 2 : 1); ++i)
+        sbf_writer_abort(s.outs[i]);
+    free(s.outs);
+    sbf_input_free(s.input);
+    for (int i = 0; i < N_JOBS; ++i)
+        job_free(&s.jobs[i]);
+    if (s.pool.pool)
+        hts_tpool_destroy(s.pool.pool);
+    for (int c = 0; s.names && c < s.R + 2; ++c) {
+        free(s.names[c]);
+        free(s.file_names[c]);
+    }
+    free(s.names);
+    free(s.file_names);
+    free(s.selected);
+    free(s.passing);
+    summary_free(&s.sum);
+    sbf_index_destroy(s.idx);
+    pthread_mutex_destroy(&s.err_lock);
+    return status;
+}
+
+/* ------------------------------------------------------------------ argument checks */
+
+int screen_check_io(screen_opt_t *o, int argc, char **argv, int optind_, void (*usage)(FILE *))
+{
+    if (!o->index_path) {
+        cli_error(o->cmd, "no index given (-x IDX.sbf)");
+        usage(stderr);
+        return -1;
+    }
+    int n = argc - optind_;
+    if (n < 1 || n > 2) {
+        cli_error(o->cmd, n < 1 ? "no input given" : "at most two inputs (mate files) are accepted");
+        usage(stderr);
+        return -1;
+    }
+    o->in[0] = argv[optind_];
+    o->in[1] = n == 2 ? argv[optind_ + 1] : NULL;
+    if (o->in[1] && !strcmp(o->in[0], "-") && !strcmp(o->in[1], "-")) {
+        cli_error(o->cmd, "only one of the two inputs can be standard input");
+        return -1;
+    }
+    if (o->in[1] && o->interleaved) {
+        cli_error(o->cmd, "--interleaved reads pairs from one file: give one input");
+        return -1;
+    }
+    if (!o->out1 != !o->out2) {
+        cli_error(o->cmd, "-1 and -2 go together (one file per mate)");
+        return -1;
+    }
+    if (o->out1 && o->out) {
+        cli_error(o->cmd, "-o cannot be used with -1 and -2");
+        return -1;
+    }
+    if (o->out1 && !o->in[1] && !o->interleaved)
+        fprintf(stderr, "sbf %s: notice: -1/-2 with one input: mates are recognised by SAM flags only; "
+                        "single reads go to -1\n", o->cmd);
+    return 0;
+}

@@ -1,0 +1,68 @@
+/* sbf_screen.h -- the read-screening job behind `sbf classify` and `sbf filter`: read, score,
+ * write, in a three-stage pipeline (reader thread -> classifier -> ordered writer thread). */
+#ifndef SBF_SCREEN_H
+#define SBF_SCREEN_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../bam/sbf_writer.h"
+#include "../filters/sbf_classify.h"
+
+typedef enum { SCREEN_TAG, SCREEN_SPLIT, SCREEN_FILTER } screen_mode_t;
+
+typedef struct {
+    const char *cmd;            /* "classify" or "filter", for messages */
+    const char *index_path;
+    const char *in[2];          /* in[1]: second mate file, or NULL */
+    int interleaved;
+    screen_mode_t mode;
+    const char *out;            /* -o (NULL: standard output) */
+    const char *out1, *out2;    /* -1 / -2: mates to separate files */
+    const char *split_pattern;  /* --split: % = category, # = mate */
+    const char *outfmt;         /* -O */
+    const char *reference;      /* -T: CRAM in and out */
+    int write_index;
+    const char *pg_cmdline;     /* NULL with --no-PG */
+    sbf_tagnames_t tags;
+    sbf_score_opt_t score;
+    const char *select;         /* filter: --remove/--keep target list (NULL: all targets) */
+    int keep;                   /* filter: the list names targets to keep, not remove */
+    int invert;                 /* filter: write the other reads */
+    const char *summary_tsv, *json;
+    int threads;
+    uint64_t batch_bases;
+    int gpu;                    /* SBF_GPU_* or a device */
+    int progress;               /* 1 forced, 0 never, -1 when stderr is a terminal */
+    int stats;                  /* stage timings on stderr */
+} screen_opt_t;
+
+void screen_opt_init(screen_opt_t *o, const char *cmd, screen_mode_t mode);
+/* Options both commands take: returns 1 if `c` was one of them, 0 if not, -1 on a bad value. */
+int screen_parse_common(screen_opt_t *o, int c, const char *arg);
+/* The "Input", "Scoring" and "Output" parts of both usages. */
+void screen_usage_common(FILE *fp);
+/* getopt_long tables: the common options (terminated by a zero entry) and their short letters. */
+extern const char screen_common_short[];
+#define SCREEN_COMMON_LONG_OPTIONS                                                                     \
+    {"index", required_argument, NULL, 'x'}, {"output", required_argument, NULL, 'o'},                 \
+        {"output-fmt", required_argument, NULL, 'O'}, {"reference", required_argument, NULL, 'T'},     \
+        {"threads", required_argument, NULL, '@'}, {"batch", required_argument, NULL, 'K'},            \
+        {"min-score", required_argument, NULL, 's'}, {"min-hits", required_argument, NULL, OPT_MIN_HITS}, \
+        {"margin", required_argument, NULL, OPT_MARGIN}, {"interleaved", no_argument, NULL, OPT_INTERLEAVED}, \
+        {"gpu", required_argument, NULL, OPT_GPU}, {"summary", required_argument, NULL, OPT_SUMMARY},  \
+        {"json", required_argument, NULL, OPT_JSON}, {"progress", no_argument, NULL, OPT_PROGRESS},    \
+        {"no-progress", no_argument, NULL, OPT_NO_PROGRESS}, {"no-PG", no_argument, NULL, OPT_NO_PG},  \
+        {"write-index", no_argument, NULL, OPT_WRITE_INDEX}, {"stats", no_argument, NULL, OPT_STATS},  \
+        {"help", no_argument, NULL, 'h'}, {"output1", required_argument, NULL, '1'}, {"output2", required_argument, NULL, '2'}
+
+/* Check inputs and outputs named on the command line (argv[optind_..]); -1 after printing. */
+int screen_check_io(screen_opt_t *o, int argc, char **argv, int optind_, void (*usage)(FILE *));
+
+/* Run the job; returns the exit status (messages already printed). */
+int screen_run(const screen_opt_t *o);
+
+/* "sbf ARGS..." as one string for the @PG line (malloc'd). */
+char *screen_cmdline(int argc, char **argv);
+
+#endif

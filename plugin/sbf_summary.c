@@ -1,0 +1,126 @@
+/* sbf_summary.c -- the reports of a screening run (see sbf_summary.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sbf_cli.h"
+#include "sbf_summary.h"
+
+int summary_alloc(screen_summary_t *s, int n_targets)
+{
+    s->n_targets = n_targets;
+    s->cat = calloc((size_t)n_targets + 2, sizeof *s->cat);
+    s->hits = calloc((size_t)n_targets + 1, sizeof *s->hits);
+    s->shared = calloc((size_t)n_targets + 1, sizeof *s->shared);
+    return s->cat && s->hits && s->shared ? 0 : -1;
+}
+
+void summary_free(screen_summary_t *s)
+{
+    free(s->cat);
+    free(s->hits);
+    free(s->shared);
+    s->cat = s->hits = s->shared = NULL;
+}
+
+static double rate(uint64_t n, uint64_t total) { return total ? (double)n / (double)total : 0.0; }
+
+/* BioBloom Tools' categorizer summary: per target, fragments that pass it (hits), that do not
+ * (misses) and that pass it and another target too (shared); then multiMatch and noMatch. */
+int summary_write_tsv(const screen_summary_t *s, const char *path)
+{
+    cli_output_t out;
+    if (cli_output_open(s->cmd, path, &out) < 0)
+        return -1;
+    FILE *fp = out.fp;
+    uint64_t n = s->frags;
+    fprintf(fp, "filter_id\thits\tmisses\tshared\trate_hit\trate_miss\trate_shared\n");
+    for (int t = 0; t < s->n_targets; ++t)
+        fprintf(fp, "%s\t%llu\t%llu\t%llu\t%.6g\t%.6g\t%.6g\n", s->names[t], (unsigned long long)s->hits[t],
+                (unsigned long long)(n - s->hits[t]), (unsigned long long)s->shared[t], rate(s->hits[t], n),
+                rate(n - s->hits[t], n), rate(s->shared[t], n));
+    const char *rows[2] = {"multiMatch", "noMatch"};
+    for (int i = 0; i < 2; ++i) {
+        uint64_t c = s->cat[s->n_targets + i];
+        fprintf(fp, "%s\t%llu\t%llu\t0\t%.6g\t%.6g\t0\n", rows[i], (unsigned long long)c,
+                (unsigned long long)(n - c), rate(c, n), rate(n - c, n));
+    }
+    return cli_output_commit(s->cmd, &out);
+}
+
+static void json_string(FILE *fp, const char *v)
+{
+    fputc('"', fp);
+    for (const unsigned char *p = (const unsigned char *)v; *p; ++p) {
+        if (*p == '"' || *p == '\\')
+            fprintf(fp, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(fp, "\\u%04x", *p);
+        else
+            fputc(*p, fp);
+    }
+    fputc('"', fp);
+}
+
+int summary_write_json(const screen_summary_t *s, const char *path)
+{
+    cli_output_t out;
+    if (cli_output_open(s->cmd, path, &out) < 0)
+        return -1;
+    FILE *fp = out.fp;
+    fprintf(fp, "{\n  \"program\": \"sbf %s\",\n  \"mode\": ", s->cmd);
+    json_string(fp, s->mode);
+    fprintf(fp, ",\n  \"index\": ");
+    json_string(fp, s->index_path);
+    fprintf(fp, ",\n  \"inputs\": [");
+    for (int i = 0; i < 2 && s->inputs[i]; ++i) {
+        fprintf(fp, i ? ", " : "");
+        json_string(fp, s->inputs[i]);
+    }
+    fprintf(fp, "],\n  \"engine\": ");
+    json_string(fp, s->engine);
+    fprintf(fp, ",\n  \"min_score\": %g,\n  \"min_hits\": %u,\n  \"margin\": %g,\n", s->min_score, s->min_hits,
+            s->margin);
+    fprintf(fp, "  \"unit\": \"%s\",\n", s->unit);
+    fprintf(fp, "  \"in\": {\"%s\": %llu, \"reads\": %llu, \"bases\": %llu},\n", s->unit,
+            (unsigned long long)s->frags, (unsigned long long)s->reads_in, (unsigned long long)s->bases_in);
+    fprintf(fp, "  \"out\": {\"%s\": %llu, \"reads\": %llu, \"bases\": %llu},\n", s->unit,
+            (unsigned long long)s->frags_out, (unsigned long long)s->reads_out, (unsigned long long)s->bases_out);
+    fprintf(fp, "  \"not_classified_records\": %llu,\n", (unsigned long long)s->extras);
+    fprintf(fp, "  \"no_kmer\": %llu,\n  \"categories\": [\n", (unsigned long long)s->no_kmer);
+    for (int c = 0; c < s->n_targets + 2; ++c) {
+        fprintf(fp, "    {\"name\": ");
+        json_string(fp, s->names[c]);
+        fprintf(fp, ", \"%s\": %llu, \"fraction\": %.6g", s->unit, (unsigned long long)s->cat[c],
+                rate(s->cat[c], s->frags));
+        if (c < s->n_targets)
+            fprintf(fp, ", \"passing\": %llu, \"shared\": %llu", (unsigned long long)s->hits[c],
+                    (unsigned long long)s->shared[c]);
+        fprintf(fp, "}%s\n", c + 1 < s->n_targets + 2 ? "," : "");
+    }
+    fprintf(fp, "  ],\n  \"seconds\": %.3f,\n  \"reads_per_second\": %.0f\n}\n", s->seconds,
+            s->seconds > 0 ? (double)s->reads_in / s->seconds : 0.0);
+    return cli_output_commit(s->cmd, &out);
+}
+
+void summary_print(const screen_summary_t *s, FILE *fp)
+{
+    fprintf(fp, "sbf %s: %llu %s (%llu reads, %.1f Mbp) in %.2f s, %.0f reads/s; engine %s\n", s->cmd,
+            (unsigned long long)s->frags, s->unit, (unsigned long long)s->reads_in, (double)s->bases_in / 1e6,
+            s->seconds, s->seconds > 0 ? (double)s->reads_in / s->seconds : 0.0, s->engine);
+    size_t w = 8;
+    for (int c = 0; c < s->n_targets + 2; ++c)
+        if (strlen(s->names[c]) > w)
+            w = strlen(s->names[c]);
+    for (int c = 0; c < s->n_targets + 2; ++c) {
+        fprintf(fp, "  %-*s %12llu  %6.2f%%", (int)w, s->names[c], (unsigned long long)s->cat[c],
+                100 * rate(s->cat[c], s->frags));
+        if (c == s->n_targets + 1 && s->no_kmer)
+            fprintf(fp, "  (%llu without a valid k-mer)", (unsigned long long)s->no_kmer);
+        fputc('\n', fp);
+    }
+    if (!strcmp(s->mode, "filter"))
+        fprintf(fp, "  written: %llu of %llu %s\n", (unsigned long long)s->frags_out, (unsigned long long)s->frags,
+                s->unit);
+    if (s->extras)
+        fprintf(fp, "  %llu secondary/supplementary records not classified\n", (unsigned long long)s->extras);
+}

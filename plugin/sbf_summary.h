@@ -1,0 +1,39 @@
+/* sbf_summary.h -- what a screening run counted, and its three reports: the BioBloom-compatible
+ * TSV (--summary), the JSON summary (--json) and the few lines on stderr at the end. */
+#ifndef SBF_SUMMARY_H
+#define SBF_SUMMARY_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct {
+    const char *cmd;              /* "classify" or "filter" */
+    const char *mode;             /* "tag", "split" or "filter" */
+    const char *unit;             /* "reads", "pairs" or "fragments" */
+    const char *engine;           /* "CPU, 4 threads" or "GPU 0 (NVIDIA H200 ...)" */
+    const char *index_path;
+    const char *inputs[2];
+    int n_targets;
+    const char *const *names;     /* n_targets + 2 category names: targets, multi, none */
+    double min_score, margin;
+    uint32_t min_hits;
+    /* counted by the classifier */
+    uint64_t frags, reads_in, bases_in;
+    uint64_t extras;              /* secondary/supplementary records: not classified */
+    uint64_t no_kmer;             /* fragments without a valid k-mer (counted in none too) */
+    uint64_t *cat;                /* n_targets + 2: fragments per category */
+    uint64_t *hits, *shared;      /* per target: fragments passing it; of those, also passing another */
+    /* counted by the writer */
+    uint64_t frags_out, reads_out, bases_out;
+    double seconds;
+} screen_summary_t;
+
+int summary_alloc(screen_summary_t *s, int n_targets);
+void summary_free(screen_summary_t *s);
+
+/* Complete-or-absent files; on failure the error is printed and -1 returned. */
+int summary_write_tsv(const screen_summary_t *s, const char *path);
+int summary_write_json(const screen_summary_t *s, const char *path);
+void summary_print(const screen_summary_t *s, FILE *fp);
+
+#endif
