@@ -193,7 +193,17 @@ int sbf_writer_open(const char *path, const sbf_writer_opt_t *opt, sbf_writer_t 
     hFILE *hf = NULL;
     const char *name = "-";
     struct stat st;
-    if (path && strcmp(path, "-") != 0) {
+    if (!path || !strcmp(path, "-")) {
+        /* a duplicate of standard output: htslib closes what it writes to, and the caller's
+         * stdout must stay open for its own final checks */
+        int fd = dup(STDOUT_FILENO);
+        if (fd < 0 || !(hf = hdopen(fd, "w"))) {
+            rc = sbf_error_errno(SBFI_E_IO, errno, "cannot write to standard output");
+            if (fd >= 0)
+                close(fd);
+            goto fail;
+        }
+    } else {
         if (!(w->path = strdup(path))) {
             rc = sbf_error(SBFI_E_NOMEM, "out of memory");
             goto fail;

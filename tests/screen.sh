@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# screen.sh -- end-to-end tests of read screening (`sbf classify`, `sbf filter`) on real genome
+# slices (tests/data/*_slice.fa.gz, lambda) and reads simulated from them with wgsim: accuracy,
+# record preservation in BAM/CRAM/FASTQ, order, pairs, split outputs, summaries, errors.
+# TAP-like output as tests/cli.sh; run by `make check` or by hand: tests/screen.sh
+set -u
+srcdir=${srcdir:-$(cd "$(dirname "$0")" && pwd)}
+SBF=${SBF:-$srcdir/../sbf}
+data=$srcdir/data
+work=$(mktemp -d "${TMPDIR:-/tmp}/sbf-screen.XXXXXX")
+[ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
+check() { local name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name" "failed: $*"; fi; }
+for tool in samtools wgsim; do
+  command -v $tool > /dev/null || { echo "Bail out! $tool is needed (apt-get install samtools wgsim)"; exit 1; }
+done
+cd "$work" || exit 1
+
+# ---- data: an index of four real genomes, reads of known origin --------------------------------
+"$SBF" build -o idx.sbf human="$data/human_slice.fa.gz" ecoli="$data/ecoli_slice.fa.gz" \
+  saureus="$data/saureus_slice.fa.gz" lambda="$data/lambda.fa.gz" 2> build.err ||
+  { echo "Bail out! sbf build failed: $(cat build.err)"; exit 1; }
+for g in human_slice ecoli_slice saureus_slice lambda; do
+  zcat "$data/$g.fa.gz" > $g.fa
+  wgsim -N 150 -1 100 -2 100 -e 0.005 -r 0.001 -S 7 $g.fa ${g}_1.fq ${g}_2.fq > /dev/null 2>&1
+done
+# random reads belong to no target
+awk 'BEGIN { srand(3); for (i = 0; i < 50; ++i) { s = ""; for (j = 0; j < 100; ++j) s = s substr("ACGT", int(rand() * 4) + 1, 1);
+       q = sprintf("%100s", ""); gsub(/ /, "I", q); for (m = 1; m <= 2; ++m) printf "@random_%d/%d\n%s\n+\n%s\n", i, m, s, q > ("random_" m ".fq") } }'
+cat human_slice_1.fq ecoli_slice_1.fq saureus_slice_1.fq lambda_1.fq random_1.fq > r1.fq
+cat human_slice_2.fq ecoli_slice_2.fq saureus_slice_2.fq lambda_2.fq random_2.fq > r2.fq
+total_pairs=650
+
+# truth: the genome the read came from (wgsim names reads after the contig)
+truth() { awk 'NR % 4 == 1 { split(substr($1, 2), a, "_"); t = a[1]; if (t == "random") t = "none"; print t }' "$1"; }
+# category: the sb tag of a FASTQ comment
+category() { awk 'NR % 4 == 1 { for (i = 2; i <= NF; ++i) if ($i ~ /^sb:Z:/) print substr($i, 6) }' "$1"; }
+
+# ---- classification of simulated reads ------------------------------------------------------------
+"$SBF" classify -x idx.sbf -o tagged_1.fq -1 tagged_1.fq -2 tagged_2.fq r1.fq r2.fq 2> err > /dev/null
+check "-o with -1/-2 is refused" grep -q -- "-o cannot be used with -1 and -2" err
+"$SBF" classify -x idx.sbf -1 tagged_1.fq -2 tagged_2.fq --summary s.tsv --json s.json r1.fq r2.fq 2> err
+check "classify pairs from two files: exit 0" test $? -eq 0
+paste <(truth r1.fq) <(category tagged_1.fq) > truth_vs_call
+right=$(awk '$1 == $2' truth_vs_call | wc -l)
+wrong=$(awk '$2 != "none" && $2 != "multi" && $1 != $2' truth_vs_call | wc -l)
+check "at least 97% of pairs in the right category ($right of $total_pairs)" test "$right" -ge $((total_pairs * 97 / 100))
+check "no pair assigned to a wrong target ($wrong)" test "$wrong" -eq 0
+check "random pairs are 'none'" test "$(awk '$1 == "none" && $2 != "none"' truth_vs_call | wc -l)" -eq 0
+check "mates always share a category" cmp -s <(category tagged_1.fq) <(category tagged_2.fq)
+check "records and order kept (names, sequences, qualities)" \
+  cmp -s <(awk 'NR % 4 == 1 { print $1 } NR % 4 != 1' tagged_1.fq) <(awk 'NR % 4 == 1 { print $1 } NR % 4 != 1' r1.fq)
+sum_tsv=$(awk 'NR > 1 && ($1 == "multiMatch" || $1 == "noMatch") { s += $2 } END { print s }' s.tsv)
+sum_tsv=$((sum_tsv + $(awk 'NR > 1 && $1 != "multiMatch" && $1 != "noMatch" { s += $2 - $4 } END { print s }' s.tsv)))
+check "summary TSV: categories add up to the $total_pairs pairs" test "$sum_tsv" -eq $total_pairs
+check "summary TSV header is BioBloom's" test "$(head -n 1 s.tsv)" = "$(printf 'filter_id\thits\tmisses\tshared\trate_hit\trate_miss\trate_shared')"
+check "JSON: pairs in = pairs out = $total_pairs" grep -q "\"in\": {\"pairs\": $total_pairs, \"reads\": $((2 * total_pairs))" s.json
+check "JSON: unit and output stated" grep -q "\"out\": {\"pairs\": $total_pairs" s.json
+check "stderr summary names the unit" grep -q "^sbf classify: $total_pairs pairs" err
+
+# ---- the same pairs interleaved, from stdin to stdout ---------------------------------------------
+paste -d '\n' <(paste - - - - < r1.fq) <(paste - - - - < r2.fq) | tr '\t' '\n' > inter.fq
+cat inter.fq | "$SBF" classify -x idx.sbf --interleaved - > inter_tagged.fq 2> err
+check "interleaved FASTQ from stdin: exit 0" test $? -eq 0 || cat err
+check "interleaved gives the pairs' categories" cmp -s <(category inter_tagged.fq | awk 'NR % 2') <(category tagged_1.fq)
+head -n 4 inter.fq > odd.fq
+"$SBF" classify -x idx.sbf --interleaved odd.fq > odd_out.fq 2> err
+check "interleaved input with an odd record count fails" test $? -eq 1
+check "... naming the mateless record" grep -q "has no mate" err
+
+# ---- mismatched mate files ------------------------------------------------------------------------
+sed '1s/.*/@not_the_same_name/' r2.fq > r2_bad.fq
+"$SBF" classify -x idx.sbf -o bad.fq r1.fq r2_bad.fq 2> err
+check "mismatched mate names: exit 1" test $? -eq 1
+check "... error names both records" grep -q "mate names differ at pair 1: '.*' in r1.fq and 'not_the_same_name' in r2_bad.fq" err
+check "... and no output is left" test ! -e bad.fq
+head -n 8 r2.fq > r2_short.fq
+"$SBF" classify -x idx.sbf -o bad.fq r1.fq r2_short.fq 2> err
+check "mate files of different lengths: exit 1 and an error" grep -q "mate files hold different numbers of reads" err
+
+# ---- BAM in, BAM out: every record and field kept --------------------------------------------------
+samtools import -1 r1.fq -2 r2.fq -o in.bam 2> /dev/null
+# a secondary alignment record must pass through untagged and uncounted
+samtools view -h in.bam | awk 'BEGIN { OFS = "\t" } /^@/ { print; next } { print; if (NR == 10) { $2 = $2 + 256; print } }' |
+  samtools view -b -o in2.bam - 2> /dev/null
+"$SBF" classify -x idx.sbf --json b.json -o out.bam in2.bam 2> err
+check "BAM -> BAM: exit 0" test $? -eq 0
+strip_tags() { samtools view "$1" | sed -E 's/\t(sb:Z|ss:f):[^\t]*//g'; }
+check "every record and field kept, in order, apart from the tags" \
+  test "$(samtools view -c in2.bam)" -eq $((2 * total_pairs + 1)) -a "$(strip_tags out.bam | md5sum)" = "$(samtools view in2.bam | md5sum)"
+check "header kept, @PG added" test "$(samtools view -H out.bam | grep -c '^@PG.*ID:sbf')" -eq 1
+check "the secondary record is passed through untagged" \
+  test "$(samtools view -f 256 out.bam | grep -c 'sb:Z')" -eq 0 -a "$(samtools view -c -f 256 out.bam)" -eq 1
+check "secondary not counted: $total_pairs fragments" grep -q "\"in\": {\"fragments\": $total_pairs, \"reads\": $((2 * total_pairs))" b.json
+check "BAM categories equal the FASTQ run's" cmp -s <(samtools view -F 256 -f 64 out.bam | grep -o 'sb:Z:[^[:space:]]*' | cut -c6-) <(category tagged_1.fq)
+n_human=$(category tagged_1.fq | grep -c '^human$')
+check "samtools view -d sb:human selects the human reads" test "$(samtools view -c -d sb:human out.bam)" -eq $((2 * n_human))
+"$SBF" classify -x idx.sbf --no-PG --hits --tags XC,XS,XH -O sam in.bam > out.sam 2> err
+check "--no-PG, --hits and --tags" test "$(grep -c '^@PG.*ID:sbf' out.sam)" -eq 0 -a "$(grep -v '^@' out.sam | grep -c 'XC:Z:.*XS:f:.*XH:B:I,')" -eq $((2 * total_pairs))
+
+# ---- CRAM with its reference -----------------------------------------------------------------------
+cat human_slice.fa ecoli_slice.fa > ref.fa && samtools faidx ref.fa
+# reads placed where they come from: exact slices of the references, mapped records
+awk 'BEGIN { OFS = "\t"; print "@HD\tVN:1.6\tSO:coordinate" }
+     /^>/ { name = substr($1, 2); next } { seq[name] = seq[name] $0 }
+     END { n = 0; for (c in seq) print "@SQ", "SN:" c, "LN:" length(seq[c]) > "/dev/stderr";
+           for (c in seq) for (p = 1; p + 100 <= length(seq[c]); p += 997)
+             print "m" n++, 0, c, p, 60, "100M", "*", 0, 0, substr(seq[c], p, 100), "*" }' ref.fa > body.sam 2> sq.sam
+sort -k3,3 -k4,4n body.sam > body_sorted.sam
+(echo -e "@HD\tVN:1.6\tSO:coordinate"; sort sq.sam; cat body_sorted.sam) | samtools view -C -T ref.fa -o in.cram - 2> /dev/null
+"$SBF" classify -x idx.sbf -T ref.fa -o out.cram --write-index in.cram 2> err
+check "CRAM -> CRAM with -T: exit 0" test $? -eq 0 || cat err
+check "CRAM output decodes with the reference and keeps every record" \
+  cmp -s <(samtools view -T ref.fa out.cram | sed -E 's/\t(sb:Z|ss:f):[^\t]*//g') <(samtools view -T ref.fa in.cram)
+check "--write-index wrote out.cram.crai" test -s out.cram.crai
+check "mapped human reads are tagged human" \
+  test "$(samtools view -T ref.fa out.cram | awk '$3 ~ /^human/ && !/sb:Z:human/' | wc -l)" -eq 0
+
+# ---- split mode ------------------------------------------------------------------------------------
+mkdir split
+"$SBF" classify -x idx.sbf --split 'split/s_%_#.fq.gz' r1.fq r2.fq 2> err
+check "split: exit 0" test $? -eq 0
+check "split: one file per category and mate" test "$(ls split | wc -l)" -eq 12
+check "split: the human file holds the human pairs" test "$(zcat split/s_human_1.fq.gz | awk 'NR % 4 == 1' | wc -l)" -eq "$n_human"
+check "split: every record in the file of its category" \
+  test "$(for f in split/*_1.fq.gz; do c=${f#split/s_}; c=${c%_1.fq.gz}; zcat "$f" | category /dev/stdin | grep -vcx "$c"; done | awk '{ s += $1 } END { print s }')" -eq 0
+check "split: all pairs written once" test "$(zcat split/*_2.fq.gz | awk 'NR % 4 == 1' | wc -l)" -eq $total_pairs
+"$SBF" classify -x idx.sbf --split 'split/x_#.fq' r1.fq 2> err
+check "split pattern without % is refused" grep -q "has no %" err
+
+# ---- filter mode (host removal) --------------------------------------------------------------------
+"$SBF" filter -x idx.sbf --remove human -1 f_1.fq -2 f_2.fq --json f.json r1.fq r2.fq 2> err
+check "filter --remove human: exit 0" test $? -eq 0
+kept=$(awk 'NR % 4 == 1' f_1.fq | wc -l)
+check "filter: $((total_pairs - n_human)) pairs kept" test "$kept" -eq $((total_pairs - n_human))
+check "filter: mates stay in sync" cmp -s <(awk 'NR % 4 == 1 { sub(/\/1$/, "", $1); print $1 }' f_1.fq) <(awk 'NR % 4 == 1 { sub(/\/2$/, "", $1); print $1 }' f_2.fq)
+check "filter: output untagged and unchanged" test "$(grep -c 'sb:Z' f_1.fq)" -eq 0
+"$SBF" filter -x idx.sbf --remove human --invert r1.fq r2.fq 2> /dev/null > inv.fq
+check "filter --invert: the human pairs, interleaved" test "$(awk 'NR % 4 == 1' inv.fq | wc -l)" -eq $((2 * n_human))
+"$SBF" filter -x idx.sbf r1.fq r2.fq 2> /dev/null > all.fq
+check "filter with no list removes every target" test "$(awk 'NR % 4 == 1' all.fq | wc -l)" -eq $((2 * $(category tagged_1.fq | grep -cE '^(none)$')))
+"$SBF" filter -x idx.sbf --remove mouse r1.fq 2> err > /dev/null
+check "filter: unknown target named with the list of targets" grep -q "no target 'mouse' in idx.sbf (targets: human, ecoli, saureus, lambda)" err
+
+# ---- outputs are complete or absent -----------------------------------------------------------------
+"$SBF" classify -x idx.sbf -o r1.fq r1.fq 2> err
+check "output equal to the input is refused" grep -q "r1.fq is an input" err
+check "... and the input is intact" test "$(wc -l < r1.fq)" -eq $((4 * total_pairs))
+printf '@x\nACGT\n+\nII\n' > badq.fq
+"$SBF" classify -x idx.sbf -o bad.bam badq.fq 2> err
+check "FASTQ with a quality length mismatch: exit 1, message, no output" \
+  test $? -eq 1 -a ! -e bad.bam -a "$(grep -c "badq.fq: record 'x': quality and sequence lengths differ" err)" -eq 1
+check "no temporary file left behind" test "$(ls | grep -c '\.tmp\.')" -eq 0
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
