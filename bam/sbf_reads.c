@@ -84,7 +84,8 @@ int sbf_reader_open(const char *path, const sbf_reader_opt_t *opt, sbf_reader_t 
             hclose_abruptly(hf);
             goto fail;
         }
-        if (pool && rd->in.bgzf->is_compressed && bgzf_thread_pool(rd->in.bgzf, pool->pool, pool->qsize) < 0) {
+        /* only BGZF decompresses in parallel: htslib's pool breaks plain gzip streams */
+        if (pool && rd->in.bgzf->is_compressed && !rd->in.bgzf->is_gzip && bgzf_thread_pool(rd->in.bgzf, pool->pool, pool->qsize) < 0) {
             rc = sbf_error(SBFI_E_THREAD, "%s: cannot start decompression threads", path);
             goto fail;
         }

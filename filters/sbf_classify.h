@@ -22,7 +22,7 @@
 
 #define SBF_DEFAULT_MIN_SCORE 0.25
 #define SBF_DEFAULT_MIN_HITS 3
-#define SBF_DEFAULT_MARGIN 0.05
+#define SBF_DEFAULT_MARGIN 0.02
 
 typedef struct {
     double min_score;   /* 0..1 */

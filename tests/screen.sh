@@ -14,13 +14,13 @@ failed=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
 check() { local name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name" "failed: $*"; fi; }
-for tool in samtools wgsim; do
-  command -v $tool > /dev/null || { echo "Bail out! $tool is needed (apt-get install samtools wgsim)"; exit 1; }
+for tool in samtools wgsim bgzip; do
+  command -v $tool > /dev/null || { echo "Bail out! $tool is needed (apt-get install samtools tabix)"; exit 1; }
 done
 cd "$work" || exit 1
 
 # ---- data: an index of four real genomes, reads of known origin --------------------------------
-"$SBF" build -o idx.sbf human="$data/human_slice.fa.gz" ecoli="$data/ecoli_slice.fa.gz" \
+"$SBF" build -@ 2 -o idx.sbf human="$data/human_slice.fa.gz" ecoli="$data/ecoli_slice.fa.gz" \
   saureus="$data/saureus_slice.fa.gz" lambda="$data/lambda.fa.gz" 2> build.err ||
   { echo "Bail out! sbf build failed: $(cat build.err)"; exit 1; }
 for g in human_slice ecoli_slice saureus_slice lambda; do
@@ -60,6 +60,13 @@ check "summary TSV header is BioBloom's" test "$(head -n 1 s.tsv)" = "$(printf '
 check "JSON: pairs in = pairs out = $total_pairs" grep -q "\"in\": {\"pairs\": $total_pairs, \"reads\": $((2 * total_pairs))" s.json
 check "JSON: unit and output stated" grep -q "\"out\": {\"pairs\": $total_pairs" s.json
 check "stderr summary names the unit" grep -q "^sbf classify: $total_pairs pairs" err
+
+# ---- compressed input with decompression threads: BGZF (parallel) and plain gzip ---------------
+bgzip -c r1.fq > r1.fq.gz && gzip -c r2.fq > r2.fq.gz
+"$SBF" classify -x idx.sbf -@ 3 -1 z_1.fq.gz -2 z_2.fq.gz r1.fq.gz r2.fq.gz 2> err
+check "BGZF + gzip input, -@ 3, BGZF output: exit 0" test $? -eq 0
+check "... same records as from plain files" cmp -s <(zcat z_1.fq.gz) tagged_1.fq
+check "... output is BGZF" test "$(head -c 4 z_2.fq.gz | od -An -tx1 | tr -d ' ')" = 1f8b0804
 
 # ---- the same pairs interleaved, from stdin to stdout ---------------------------------------------
 paste -d '\n' <(paste - - - - < r1.fq) <(paste - - - - < r2.fq) | tr '\t' '\n' > inter.fq
