@@ -190,13 +190,40 @@ static uint32_t probe_run(const uint64_t *w, const uint64_t *h, uint32_t n_kmers
     }
 }
 
+/* Probe every target with the window just scanned (it starts at `start` of the sequence):
+ * adds to *n_kmers and hits[r]; presence rows (row bytes each) as sbf_query_seq(). */
+static void query_scanned(const sbf_index_t *idx, sbf_scan_t *sc, uint64_t start, uint64_t *n_kmers, uint64_t *hits,
+                          uint8_t *presence, uint64_t row)
+{
+    const sbf_params_t *p = &idx->params;
+    const unsigned words = sbf_params_shard_words(p), log2b = sbf_params_shard_log2(p);
+    const unsigned H = (unsigned)p->hashes, extra = (unsigned)(p->k - p->s);
+    const int R = idx->n_targets;
+
+    *n_kmers += sc->n_kmers;
+    for (int r = 0; r < R; ++r) {
+        /* shards of every run first, prefetched: the runs' cache misses overlap */
+        const sbf_target_t *t = &idx->targets[r];
+        const uint64_t **shard = sc->shard;
+        for (uint32_t i = 0; i < sc->n_runs; ++i) {
+            shard[i] = shard_ptr(t, sc->runs[i].minimizer, words);
+            __builtin_prefetch(shard[i], 0, 0);
+        }
+        uint64_t count = 0;
+        for (uint32_t i = 0; i < sc->n_runs; ++i) {
+            const sbf_run_t *run = &sc->runs[i];
+            uint8_t *pr = presence ? presence + (uint64_t)r * row + start + run->first : NULL;
+            count += probe_run(shard[i], sc->smer_hash + run->first, run->n, extra, H, log2b, pr);
+        }
+        hits[r] += count;
+    }
+}
+
 void sbf_query_seq(const sbf_index_t *idx, sbf_scan_t *sc, const uint8_t code[256],
                    const uint8_t *seq, uint64_t len, uint64_t *n_kmers, uint64_t *hits,
                    uint8_t *presence)
 {
     const sbf_params_t *p = &idx->params;
-    const unsigned words = sbf_params_shard_words(p), log2b = sbf_params_shard_log2(p);
-    const unsigned H = (unsigned)p->hashes, extra = (unsigned)(p->k - p->s);
     const uint64_t k = (uint64_t)p->k;
     const int R = idx->n_targets;
     const uint64_t row = len >= k ? len - k + 1 : 0;
@@ -209,23 +236,33 @@ void sbf_query_seq(const sbf_index_t *idx, sbf_scan_t *sc, const uint8_t code[25
     for (uint64_t start = 0; start + k <= len; start += SBF_WINDOW) {
         uint64_t wlen = len - start < SBF_WINDOW + k - 1 ? len - start : SBF_WINDOW + k - 1;
         sbf_scan_window(sc, p, code, seq + start, (uint32_t)wlen);
-        *n_kmers += sc->n_kmers;
-        for (int r = 0; r < R; ++r) {
-            /* shards of every run first, prefetched: the runs' cache misses overlap */
-            const sbf_target_t *t = &idx->targets[r];
-            const uint64_t **shard = sc->shard;
-            for (uint32_t i = 0; i < sc->n_runs; ++i) {
-                shard[i] = shard_ptr(t, sc->runs[i].minimizer, words);
-                __builtin_prefetch(shard[i], 0, 0);
-            }
-            uint64_t count = 0;
-            for (uint32_t i = 0; i < sc->n_runs; ++i) {
-                const sbf_run_t *run = &sc->runs[i];
-                uint8_t *pr = presence ? presence + (uint64_t)r * row + start + run->first : NULL;
-                count += probe_run(shard[i], sc->smer_hash + run->first, run->n, extra, H, log2b, pr);
-            }
-            hits[r] += count;
+        query_scanned(idx, sc, start, n_kmers, hits, presence, row);
+    }
+}
+
+void sbf_query_seq_nt16(const sbf_index_t *idx, sbf_scan_t *sc, const uint8_t *packed, uint64_t len,
+                        uint64_t *n_kmers, uint64_t *hits)
+{
+    const sbf_params_t *p = &idx->params;
+    const uint64_t k = (uint64_t)p->k;
+    uint8_t window[SBF_WINDOW + SBF_MAX_K];
+
+    *n_kmers = 0;
+    for (int r = 0; r < idx->n_targets; ++r)
+        hits[r] = 0;
+    /* the windows of sbf_query_seq(), each unpacked to one code per byte first; windows start at
+     * multiples of SBF_WINDOW (even), hence on a byte of the packed sequence */
+    for (uint64_t start = 0; start + k <= len; start += SBF_WINDOW) {
+        const uint32_t wlen = (uint32_t)(len - start < SBF_WINDOW + k - 1 ? len - start : SBF_WINDOW + k - 1);
+        const uint8_t *in = packed + start / 2;
+        for (uint32_t j = 0; j + 1 < wlen; j += 2) {
+            window[j] = (uint8_t)(in[j / 2] >> 4);
+            window[j + 1] = (uint8_t)(in[j / 2] & 15);
         }
+        if (wlen & 1)
+            window[wlen - 1] = (uint8_t)(in[wlen / 2] >> 4);
+        sbf_scan_window(sc, p, sbf_nt4_nt16, window, wlen);
+        query_scanned(idx, sc, start, n_kmers, hits, NULL, 0);
     }
 }
 

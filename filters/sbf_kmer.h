@@ -108,6 +108,23 @@ SBF_HD unsigned sbf_encode_ascii(unsigned char c)
  * (In ASCII, U is read as T so that RNA references work.) */
 static const uint8_t sbf_nt4_bam[16] = { 4,0,1,4, 2,4,4,4, 3,4,4,4, 4,4,4,4 };
 
+/* The same map in the shape of sbf_nt4_ascii, for 4-bit codes unpacked one per byte (values
+ * 0..15; larger bytes never occur and map to 4): the CPU's table for BAM input. */
+static const uint8_t sbf_nt4_nt16[256] = {
+    4,0,1,4, 2,4,4,4, 3,4,4,4, 4,4,4,4,  4,4,4,4, 4,4,4,4, 4,4,4,4, 4,4,4,4,
+    4,4,4,4, 4,4,4,4, 4,4,4,4, 4,4,4,4,  4,4,4,4, 4,4,4,4, 4,4,4,4, 4,4,4,4,
+    4,4,4,4, 4,4,4,4, 4,4,4,4, 4,4,4,4,  4,4,4,4, 4,4,4,4, 4,4,4,4, 4,4,4,4,
+    4,4,4,4, 4,4,4,4, 4,4,4,4, 4,4,4,4,  4,4,4,4, 4,4,4,4, 4,4,4,4, 4,4,4,4,
+    4,4,4,4, 4,4,4,4, 4,4,4,4, 4,4,4,4,  4,4,4,4, 4,4,4,4, 4,4,4,4, 4,4,4,4,
+    4,4,4,4, 4,4,4,4, 4,4,4,4, 4,4,4,4,  4,4,4,4, 4,4,4,4, 4,4,4,4, 4,4,4,4,
+    4,4,4,4, 4,4,4,4, 4,4,4,4, 4,4,4,4,  4,4,4,4, 4,4,4,4, 4,4,4,4, 4,4,4,4,
+    4,4,4,4, 4,4,4,4, 4,4,4,4, 4,4,4,4,  4,4,4,4, 4,4,4,4, 4,4,4,4, 4,4,4,4
+};
+
+/* The same map for device code, without memory: nibble v of the constant is the 2-bit code of
+ * the 4-bit code v (a test checks it against the tables). */
+SBF_HD unsigned sbf_encode_nt16(unsigned v) { return (unsigned)(0x4444444344424104ULL >> (4u * (v & 15u))) & 15u; }
+
 /* Rolling state of one canonical word (m-mer, s-mer or k-mer) of length len. */
 typedef struct {
     uint64_t fwd, rev;

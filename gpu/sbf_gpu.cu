@@ -8,10 +8,13 @@
  *    is the CPU's set union, byte for byte.
  *  - query_warp_kernel (default): one warp per read, one position per lane; canonical words
  *    from shuffle prefix scans, the window minimum by doubling, each lane testing its k-mer.
+ *    Reads come as ASCII or as BAM's 4-bit codes (decoded in the kernel); one sequence cut into
+ *    overlapping pieces gives the per-k-mer presence of sbf_gpu_query_kmers().
  *  - query_kernel: one thread per read with run-level probing (SBF_GPU_QUERY_V3=1), kept for
  *    comparison.
  * Kernels are instantiated with compile-time parameters for the defaults (cparams) and with
- * runtime ones otherwise (kparams).
+ * runtime ones otherwise (kparams). On the host, every query from host memory goes through
+ * stream workspaces (sbf_gpu_stream_t): the blocking calls alternate two of them.
  */
 #include <cuda_runtime.h>
 
@@ -259,6 +262,55 @@ struct dev_target {
     uint64_t n_shards;
 };
 
+/* Sequence formats of the query kernels: base q of a buffer as a 2-bit code (4: not a base). */
+struct ascii_input {
+    __device__ static __forceinline__ unsigned code(const uint8_t *__restrict__ s, uint64_t q)
+    {
+        return sbf_encode_ascii(s[q]);
+    }
+};
+
+/* BAM's 4-bit codes, two per byte, the first in the high nibble: half the bytes of ASCII. */
+struct nt16_input {
+    __device__ static __forceinline__ unsigned code(const uint8_t *__restrict__ s, uint64_t q)
+    {
+        const unsigned b = s[q >> 1];
+        return sbf_encode_nt16(q & 1 ? b & 15u : b >> 4);
+    }
+};
+
+/* Layouts: which bases the warp (or thread) of item i scans. packed_reads: read i is
+ * [offsets[i] - base, offsets[i+1] - base) of the buffer, in bases (bytes for ASCII, 4-bit codes
+ * for nt16); the kernel writes kmers[i] and hits[i * R + r]. */
+struct packed_reads {
+    const uint64_t *__restrict__ offsets;
+    uint64_t base;
+    static constexpr bool presence = false;
+    __device__ __forceinline__ void span(uint64_t i, unsigned k, uint64_t &start, uint64_t &len) const
+    {
+        (void)k;
+        start = offsets[i] - base;
+        len = offsets[i + 1] - offsets[i];
+    }
+    __device__ __forceinline__ void record(uint64_t j, int found) const { (void)j, (void)found; }
+};
+
+/* One sequence of `total` bases in pieces of `chunk` k-mers (chunk + k - 1 bases; consecutive
+ * pieces overlap by k - 1), so that every k-mer is in exactly one piece; the kernel writes
+ * present[j] (1: the k-mer starting at j is a valid k-mer present in the one target, else 0). */
+struct sequence_chunks {
+    uint64_t chunk, total;
+    uint8_t *present;
+    static constexpr bool presence = true;
+    __device__ __forceinline__ void span(uint64_t i, unsigned k, uint64_t &start, uint64_t &len) const
+    {
+        start = i * chunk;
+        const uint64_t end = start + chunk + k - 1;
+        len = (end < total ? end : total) - start;
+    }
+    __device__ __forceinline__ void record(uint64_t j, int found) const { present[j] = (uint8_t)found; }
+};
+
 template <class PT, class WORD>
 __device__ __forceinline__ int smer_present(const unsigned long long *__restrict__ w, WORD h, const PT &p)
 {
@@ -275,12 +327,14 @@ __device__ __forceinline__ int smer_present(const unsigned long long *__restrict
  * when no s-mer among its k-s+1 was absent. Targets go in groups of QUERY_GROUP (1 or 8) per
  * scan of the read, their state held in registers. */
 template <class PT, bool SHARED, int QUERY_GROUP, unsigned RING>
-__global__ void __launch_bounds__(256) query_kernel(const char *__restrict__ seqs, const uint64_t *__restrict__ offsets,
+__global__ void __launch_bounds__(256) query_kernel(const uint8_t *__restrict__ seqs, packed_reads layout,
                                                     uint64_t n, PT p, const dev_target *__restrict__ targets,
                                                     int R, uint32_t *kmers, uint32_t *hits)
 {
     for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) {
-        const uint64_t start = offsets[i], end = offsets[i + 1];
+        uint64_t start, len;
+        layout.span(i, p.k(), start, len);
+        const uint64_t end = start + len;
         for (int r0 = 0; r0 < R; r0 += QUERY_GROUP) {
             const int g = R - r0 < QUERY_GROUP ? R - r0 : QUERY_GROUP;
             const unsigned long long *w[QUERY_GROUP];
@@ -353,9 +407,8 @@ __global__ void __launch_bounds__(256) query_kernel(const char *__restrict__ seq
  * hashes from shuffles of this step's and the previous step's hashes. */
 #define FULL_MASK 0xffffffffu
 
-template <class PT, bool SHARED, int GROUP, unsigned RING>
-__global__ void __launch_bounds__(256) query_warp_kernel(const char *__restrict__ seqs,
-                                                         const uint64_t *__restrict__ offsets, uint64_t n, PT p,
+template <class PT, bool SHARED, int GROUP, unsigned RING, class IN, class LAYOUT>
+__global__ void __launch_bounds__(256) query_warp_kernel(const uint8_t *__restrict__ seqs, LAYOUT layout, uint64_t n, PT p,
                                                          const dev_target *__restrict__ targets, int R,
                                                          uint32_t *kmers, uint32_t *hits)
 {
@@ -363,7 +416,8 @@ __global__ void __launch_bounds__(256) query_warp_kernel(const char *__restrict_
     const uint64_t warp = (blockIdx.x * (uint64_t)blockDim.x + threadIdx.x) >> 5;
     const uint64_t n_warps = ((uint64_t)gridDim.x * blockDim.x) >> 5;
     for (uint64_t i = warp; i < n; i += n_warps) {
-        const uint64_t start = offsets[i], len = offsets[i + 1] - start;
+        uint64_t start, len;
+        layout.span(i, p.k(), start, len);
         for (int r0 = 0; r0 < R; r0 += GROUP) {
             const int g = R - r0 < GROUP ? R - r0 : GROUP;
             uint32_t count[GROUP];
@@ -377,7 +431,7 @@ __global__ void __launch_bounds__(256) query_warp_kernel(const char *__restrict_
             smer_word_t hs_prev = (smer_word_t)~0ULL;
             for (uint64_t base = 0; base < len; base += 32) {
                 const uint64_t pos = base + lane;
-                const unsigned c = pos < len ? sbf_encode_ascii((unsigned char)seqs[start + pos]) : SBF_BASE_INVALID;
+                const unsigned c = pos < len ? IN::code(seqs, start + pos) : SBF_BASE_INVALID;
                 /* consecutive valid bases ending here */
                 const unsigned bad = __ballot_sync(FULL_MASK, c > 3);
                 const unsigned upto = bad & (lane == 31 ? FULL_MASK : (2u << lane) - 1u);
@@ -446,6 +500,7 @@ __global__ void __launch_bounds__(256) query_warp_kernel(const char *__restrict_
                 hs_prev = hs_word;
                 const int kmer = pos < len && valid >= p.k();
                 nk += kmer;
+                int found0 = 0; /* the k-mer is present in the group's first target */
                 if (kmer) {
                     /* the shard key is the same for every target, only the range reduction differs */
                     const uint64_t key = sbf_shard_key(mn);
@@ -463,8 +518,12 @@ __global__ void __launch_bounds__(256) query_warp_kernel(const char *__restrict_
                             present &= smer_present(w, smer[j], p);
                         }
                         count[t] += present;
+                        if (t == 0)
+                            found0 = present;
                     }
                 }
+                if (LAYOUT::presence && pos < len && pos + 1 >= p.k())
+                    layout.record(start + pos + 1 - p.k(), found0);
             }
             /* sums over the warp */
 #pragma unroll
@@ -474,7 +533,7 @@ __global__ void __launch_bounds__(256) query_warp_kernel(const char *__restrict_
                 for (int t = 0; t < GROUP; ++t)
                     count[t] += __shfl_down_sync(FULL_MASK, count[t], d);
             }
-            if (lane == 0) {
+            if (lane == 0 && !LAYOUT::presence) {
 #pragma unroll
                 for (int t = 0; t < GROUP; ++t)
                     if (t < g)
@@ -564,44 +623,67 @@ static void launch_build(int blocks, const uint8_t *codes, uint64_t len, const k
 #undef BUILD_CASE
 }
 
-template <bool SHARED, unsigned RING>
-static void launch_query_t(int blocks, const char *seqs, const uint64_t *offsets, uint64_t n, const kparams &kp,
+template <bool SHARED, unsigned RING, class IN, class LAYOUT>
+static void launch_query_t(int blocks, const uint8_t *seqs, const LAYOUT &layout, uint64_t n, const kparams &kp,
                            const dev_target *targets, int R, uint32_t *kmers, uint32_t *hits, cudaStream_t st)
 {
     /* one warp per read: 8 reads per block of 256 */
     const uint64_t want = (n + 7) / 8, cap = (uint64_t)blocks * 32;
     const int wblocks = (int)(want < cap ? (want ? want : 1) : cap);
-    if (getenv("SBF_GPU_QUERY_V3")) { /* the thread-per-read kernel, kept for comparison */
-        if (R == 1)
-            query_kernel<kparams, SHARED, 1, RING><<<blocks, 256, 0, st>>>(seqs, offsets, n, kp, targets, R, kmers, hits);
-        else
-            query_kernel<kparams, SHARED, 8, RING><<<blocks, 256, 0, st>>>(seqs, offsets, n, kp, targets, R, kmers, hits);
-        return;
+    if constexpr (std::is_same<IN, ascii_input>::value && !LAYOUT::presence) {
+        if (getenv("SBF_GPU_QUERY_V3")) { /* the thread-per-read kernel, kept for comparison */
+            if (R == 1)
+                query_kernel<kparams, SHARED, 1, RING><<<blocks, 256, 0, st>>>(seqs, layout, n, kp, targets, R, kmers, hits);
+            else
+                query_kernel<kparams, SHARED, 8, RING><<<blocks, 256, 0, st>>>(seqs, layout, n, kp, targets, R, kmers, hits);
+            return;
+        }
     }
-    const bool dflt = is_default(kp) && !getenv("SBF_GPU_GENERIC");
-    if (dflt && R == 1)
-        query_warp_kernel<default_params, SHARED, 1, RING><<<wblocks, 256, 0, st>>>(seqs, offsets, n, default_params(), targets,
-                                                                              R, kmers, hits);
-    else if (dflt)
-        query_warp_kernel<default_params, SHARED, 8, RING><<<wblocks, 256, 0, st>>>(seqs, offsets, n, default_params(), targets,
-                                                                              R, kmers, hits);
-    else if (R == 1)
-        query_warp_kernel<kparams, SHARED, 1, RING><<<wblocks, 256, 0, st>>>(seqs, offsets, n, kp, targets, R, kmers, hits);
-    else
-        query_warp_kernel<kparams, SHARED, 8, RING><<<wblocks, 256, 0, st>>>(seqs, offsets, n, kp, targets, R, kmers, hits);
+    /* the default parameters have m == s and rings of 8: only that instance exists */
+    if constexpr (SHARED && RING == 8) {
+        if (is_default(kp) && !getenv("SBF_GPU_GENERIC")) {
+            if (R == 1)
+                query_warp_kernel<default_params, SHARED, 1, RING, IN, LAYOUT>
+                    <<<wblocks, 256, 0, st>>>(seqs, layout, n, default_params(), targets, R, kmers, hits);
+            else if constexpr (!LAYOUT::presence)
+                query_warp_kernel<default_params, SHARED, 8, RING, IN, LAYOUT>
+                    <<<wblocks, 256, 0, st>>>(seqs, layout, n, default_params(), targets, R, kmers, hits);
+            return;
+        }
+    }
+    if (R == 1)
+        query_warp_kernel<kparams, SHARED, 1, RING, IN, LAYOUT><<<wblocks, 256, 0, st>>>(seqs, layout, n, kp, targets, R,
+                                                                                        kmers, hits);
+    else if constexpr (!LAYOUT::presence) /* per-k-mer presence is asked of one target */
+        query_warp_kernel<kparams, SHARED, 8, RING, IN, LAYOUT><<<wblocks, 256, 0, st>>>(seqs, layout, n, kp, targets, R,
+                                                                                        kmers, hits);
 }
 
-static void launch_query(int blocks, const char *seqs, const uint64_t *offsets, uint64_t n, const kparams &kp,
-                         const dev_target *targets, int R, uint32_t *kmers, uint32_t *hits, cudaStream_t st = 0)
+template <class IN, class LAYOUT>
+static void launch_query(int blocks, const uint8_t *seqs, const LAYOUT &layout, uint64_t n, const kparams &kp,
+                         const dev_target *targets, int R, uint32_t *kmers, uint32_t *hits, cudaStream_t st)
 {
     const unsigned ring = ring_for(kp);
     const bool shared = kp.m() == kp.s();
 #define QUERY_CASE(S, RG) \
     if (shared == S && ring == RG) \
-        return launch_query_t<S, RG>(blocks, seqs, offsets, n, kp, targets, R, kmers, hits, st);
+        return launch_query_t<S, RG, IN, LAYOUT>(blocks, seqs, layout, n, kp, targets, R, kmers, hits, st);
     QUERY_CASE(true, 8) QUERY_CASE(true, 16) QUERY_CASE(true, 32)
     QUERY_CASE(false, 8) QUERY_CASE(false, 16) QUERY_CASE(false, 32)
 #undef QUERY_CASE
+}
+
+/* Sequence formats of the host side: ASCII bytes, or BAM's 4-bit codes two per byte. */
+enum seq_format { FMT_ASCII, FMT_NT16 };
+
+static void launch_query_reads(seq_format fmt, int blocks, const uint8_t *seqs, const packed_reads &layout, uint64_t n,
+                               const kparams &kp, const dev_target *targets, int R, uint32_t *kmers, uint32_t *hits,
+                               cudaStream_t st)
+{
+    if (fmt == FMT_NT16)
+        launch_query<nt16_input>(blocks, seqs, layout, n, kp, targets, R, kmers, hits, st);
+    else
+        launch_query<ascii_input>(blocks, seqs, layout, n, kp, targets, R, kmers, hits, st);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -610,8 +692,19 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* A step of time_median(): a cudaError_t becomes a status with its message; a status stays. */
+static int step_status(cudaError_t e, const char *what)
+{
+    return e == cudaSuccess ? SBFI_OK : sbf_error(SBFI_E_IO, "CUDA: %s failed: %s", what, cudaGetErrorString(e));
+}
+static int step_status(int rc, const char *what)
+{
+    (void)what;
+    return rc;
+}
+
 /* Time `repeats` runs of launch() with CUDA events, each after an untimed prepare(); the
- * median in milliseconds goes to *ms_median. Both callables return a cudaError_t. */
+ * median in milliseconds goes to *ms_median. The callables return a cudaError_t or a status. */
 template <class P, class L>
 static int time_median(int repeats, double *ms_median, P prepare, L launch)
 {
@@ -624,9 +717,11 @@ static int time_median(int repeats, double *ms_median, P prepare, L launch)
     CUDA_TRY(cudaEventCreate(&ev1));
     for (int i = 0; i < repeats; ++i) {
         float f;
-        CUDA_TRY(prepare());
+        if ((rc = step_status(prepare(), "prepare()")))
+            goto fail;
         CUDA_TRY(cudaEventRecord(ev0));
-        CUDA_TRY(launch());
+        if ((rc = step_status(launch(), "launch()")))
+            goto fail;
         CUDA_TRY(cudaEventRecord(ev1));
         CUDA_TRY(cudaEventSynchronize(ev1));
         CUDA_TRY(cudaEventElapsedTime(&f, ev0, ev1));
@@ -759,22 +854,25 @@ static int query_packed(sbf_gpu_index_t *g, const char *seqs, const uint64_t *of
     int rc = SBFI_OK, blocks = 0;
     const uint64_t total = offsets[n];
     const int R = g->n_targets;
-    char *d_seqs = NULL;
+    uint8_t *d_seqs = NULL;
     uint64_t *d_offsets = NULL;
     uint32_t *d_kmers = NULL, *d_hits = NULL;
+    packed_reads layout;
 
     CUDA_TRY(cudaSetDevice(g->device));
-    CUDA_TRY(cudaMalloc(&d_seqs, total + 8)); /* + 8: the kernel reads 8 bytes at a time */
+    CUDA_TRY(cudaMalloc(&d_seqs, total + 8)); /* + 8: the v3 kernel reads 8 bytes at a time */
     CUDA_TRY(cudaMemset(d_seqs, 'N', total + 8));
     CUDA_TRY(cudaMalloc(&d_offsets, (n + 1) * sizeof *d_offsets));
     CUDA_TRY(cudaMalloc(&d_kmers, (n ? n : 1) * sizeof *d_kmers));
     CUDA_TRY(cudaMalloc(&d_hits, (n ? n : 1) * (size_t)R * sizeof *d_hits));
     CUDA_TRY(cudaMemcpy(d_seqs, seqs, total, cudaMemcpyHostToDevice));
     CUDA_TRY(cudaMemcpy(d_offsets, offsets, (n + 1) * sizeof *d_offsets, cudaMemcpyHostToDevice));
+    layout.offsets = d_offsets;
+    layout.base = 0;
     if ((rc = grid_for(n, g->device, &blocks)))
         goto fail;
     if (n) {
-        launch_query(blocks, d_seqs, d_offsets, n, g->kp, g->d_targets, R, d_kmers, d_hits);
+        launch_query_reads(FMT_ASCII, blocks, d_seqs, layout, n, g->kp, g->d_targets, R, d_kmers, d_hits, 0);
         CUDA_TRY(cudaGetLastError());
         CUDA_TRY(cudaDeviceSynchronize());
     }
@@ -786,7 +884,7 @@ static int query_packed(sbf_gpu_index_t *g, const char *seqs, const uint64_t *of
         rc = time_median(
             repeats, ms_median, [] { return cudaSuccess; },
             [&] {
-                launch_query(blocks, d_seqs, d_offsets, n, g->kp, g->d_targets, R, d_kmers, d_hits);
+                launch_query_reads(FMT_ASCII, blocks, d_seqs, layout, n, g->kp, g->d_targets, R, d_kmers, d_hits, 0);
                 return cudaGetLastError();
             });
         if (rc)
@@ -797,32 +895,6 @@ fail:
     cudaFree(d_offsets);
     cudaFree(d_kmers);
     cudaFree(d_hits);
-    return rc;
-}
-
-static int query_streamed(sbf_gpu_index_t *g, const char *seqs, const uint64_t *offsets, size_t n, size_t batch,
-                          uint32_t *kmers, uint32_t *hits, int repeats, double *ms_median);
-#define STREAM_BATCH 262144u /* reads per batch of the streamed query: measured best on the H200 */
-
-extern "C" int sbf_gpu_query(sbf_gpu_index_t *g, size_t n, const char *const *seqs, const size_t *lens,
-                             uint32_t *kmers, uint32_t *hits)
-{
-    uint64_t *offsets = (uint64_t *)malloc((n + 1) * sizeof *offsets);
-    if (!offsets)
-        return sbf_error(SBFI_E_NOMEM, "out of memory");
-    offsets[0] = 0;
-    for (size_t i = 0; i < n; ++i)
-        offsets[i + 1] = offsets[i] + lens[i];
-    char *packed = (char *)malloc(offsets[n] ? offsets[n] : 1);
-    if (!packed) {
-        free(offsets);
-        return sbf_error(SBFI_E_NOMEM, "out of memory");
-    }
-    for (size_t i = 0; i < n; ++i)
-        memcpy(packed + offsets[i], seqs[i], lens[i]);
-    int rc = query_streamed(g, packed, offsets, n, STREAM_BATCH, kmers, hits, 0, NULL);
-    free(packed);
-    free(offsets);
     return rc;
 }
 
@@ -857,74 +929,314 @@ extern "C" void sbf_gpu_host_free(void *p)
         cudaFreeHost(p);
 }
 
-/* Query n reads (seqs + offsets in host memory) in batches of `batch` reads through two streams,
- * each with its own device buffers: the copies of one batch overlap the kernel of the other when
- * the host buffers are pinned (pageable ones work too, with the copies staged by the driver).
- * kmers[i] and hits[i * R + r] receive the results. With repeats > 0 the whole run, copies both
- * ways included, is timed `repeats` times after a warm-up; the median goes to *ms_median. */
+/* ---- stream workspaces: every query from host memory goes through them ----
+ * A workspace queues batches on one stream: copy-in of the packed reads and their offsets,
+ * the kernel, copy-out of the counts. The blocking queries alternate batches between two
+ * workspaces (the copies and host packing of one batch overlap the kernel of the other); the
+ * _async entry points hand one to the caller. */
+struct sbf_gpu_stream_s {
+    sbf_gpu_index_t *g;
+    cudaStream_t st;
+    bool owns_stream;
+    size_t max_reads, max_bases;
+    uint8_t *d_seq;      /* max_bases + 8 bytes */
+    uint64_t *d_off;     /* max_reads + 1 offsets */
+    uint32_t *d_kmers;   /* max_reads */
+    uint32_t *d_hits;    /* max_reads * n_targets */
+    uint8_t *h_seq;      /* pinned staging of a batch (NULL where the reads come packed and pinned) */
+    uint64_t *h_off;
+    cudaEvent_t staged;  /* recorded after a batch's copy-in: the staging may be refilled */
+    bool staged_pending;
+};
+
+static void stream_free(sbf_gpu_stream_t *s)
+{
+    if (!s)
+        return;
+    cudaSetDevice(s->g->device);
+    if (s->st)
+        cudaStreamSynchronize(s->st); /* no copy or kernel may still use the buffers */
+    cudaFree(s->d_seq);
+    cudaFree(s->d_off);
+    cudaFree(s->d_kmers);
+    cudaFree(s->d_hits);
+    if (s->h_seq)
+        cudaFreeHost(s->h_seq);
+    if (s->h_off)
+        cudaFreeHost(s->h_off);
+    if (s->staged)
+        cudaEventDestroy(s->staged);
+    if (s->owns_stream && s->st)
+        cudaStreamDestroy(s->st);
+    free(s);
+}
+
+static int stream_new(sbf_gpu_index_t *g, cudaStream_t user, size_t max_reads, size_t max_bases, bool staging,
+                      sbf_gpu_stream_t **out)
+{
+    int rc = SBFI_OK;
+    const size_t R = g->n_targets > 0 ? (size_t)g->n_targets : 1, reads = max_reads ? max_reads : 1;
+    sbf_gpu_stream_t *s = NULL;
+    *out = NULL;
+    if (max_reads > ((size_t)1 << 40) / R || max_bases > ((size_t)1 << 48))
+        return sbf_error(SBFI_E_PARAM, "stream workspace of %zu reads and %zu bases: too large", max_reads, max_bases);
+    if (!(s = (sbf_gpu_stream_t *)calloc(1, sizeof *s)))
+        return sbf_error(SBFI_E_NOMEM, "out of memory");
+    s->g = g;
+    s->max_reads = max_reads;
+    s->max_bases = max_bases;
+    CUDA_TRY(cudaSetDevice(g->device));
+    if (user) {
+        s->st = user;
+    } else {
+        CUDA_TRY(cudaStreamCreateWithFlags(&s->st, cudaStreamNonBlocking));
+        s->owns_stream = true;
+    }
+    CUDA_TRY(cudaEventCreateWithFlags(&s->staged, cudaEventDisableTiming));
+    CUDA_TRY(cudaMalloc(&s->d_seq, max_bases + 8));
+    CUDA_TRY(cudaMemsetAsync(s->d_seq, 0, max_bases + 8, s->st)); /* the v3 kernel reads 8 bytes at a time */
+    CUDA_TRY(cudaMalloc(&s->d_off, (reads + 1) * sizeof *s->d_off));
+    CUDA_TRY(cudaMalloc(&s->d_kmers, reads * sizeof *s->d_kmers));
+    CUDA_TRY(cudaMalloc(&s->d_hits, reads * R * sizeof *s->d_hits));
+    if (staging) {
+        CUDA_TRY(cudaHostAlloc(&s->h_seq, max_bases + 8, cudaHostAllocDefault));
+        CUDA_TRY(cudaHostAlloc(&s->h_off, (reads + 1) * sizeof *s->h_off, cudaHostAllocDefault));
+    }
+    *out = s;
+    return SBFI_OK;
+fail:
+    stream_free(s);
+    return rc;
+}
+
+/* Queue one batch on s: the bytes of reads hoff[0]..hoff[n] of hseq (offsets absolute, in bases
+ * of the format, even for nt16: every read starts on a byte) copied in, the kernel, kmers and
+ * hits (either may be NULL) copied out. Returns once queued. */
+static int stream_enqueue(sbf_gpu_stream_t *s, seq_format fmt, const uint8_t *hseq, const uint64_t *hoff, size_t n,
+                          uint32_t *kmers, uint32_t *hits)
+{
+    int rc = SBFI_OK, blocks = 0;
+    const int R = s->g->n_targets;
+    const uint64_t per_byte = fmt == FMT_NT16 ? 2 : 1;
+    const uint64_t first = hoff[0] / per_byte, bytes = (hoff[n] + per_byte - 1) / per_byte - first;
+    packed_reads layout;
+    if (n == 0)
+        return SBFI_OK;
+    if (n > s->max_reads || bytes > s->max_bases)
+        return sbf_error(SBFI_E_PARAM, "batch of %zu reads in %llu bytes: the stream workspace holds %zu reads, %zu bytes",
+                         n, (unsigned long long)bytes, s->max_reads, s->max_bases);
+    CUDA_TRY(cudaSetDevice(s->g->device));
+    if ((rc = grid_for(n, s->g->device, &blocks)))
+        return rc;
+    CUDA_TRY(cudaMemcpyAsync(s->d_seq, hseq + first, bytes, cudaMemcpyHostToDevice, s->st));
+    CUDA_TRY(cudaMemcpyAsync(s->d_off, hoff, (n + 1) * sizeof *hoff, cudaMemcpyHostToDevice, s->st));
+    CUDA_TRY(cudaEventRecord(s->staged, s->st));
+    /* offsets stay absolute: the kernel subtracts the batch's first one */
+    layout.offsets = s->d_off;
+    layout.base = first * per_byte;
+    launch_query_reads(fmt, blocks, s->d_seq, layout, n, s->g->kp, s->g->d_targets, R, s->d_kmers, s->d_hits, s->st);
+    CUDA_TRY(cudaGetLastError());
+    if (kmers)
+        CUDA_TRY(cudaMemcpyAsync(kmers, s->d_kmers, n * sizeof *kmers, cudaMemcpyDeviceToHost, s->st));
+    if (hits)
+        CUDA_TRY(cudaMemcpyAsync(hits, s->d_hits, n * (size_t)R * sizeof *hits, cudaMemcpyDeviceToHost, s->st));
+    return SBFI_OK;
+fail:
+    return rc;
+}
+
+/* Pack n reads into s's pinned staging (waiting first for the previous batch's copy-in), then
+ * queue them. nt16 reads take (len + 1) / 2 bytes each; the unused low half of an odd read's
+ * last byte becomes 0, which is not a base, so the read's k-mers are unchanged. */
+static int query_async(sbf_gpu_stream_t *s, seq_format fmt, size_t n, const uint8_t *const *seqs, const size_t *lens,
+                       uint32_t *kmers, uint32_t *hits)
+{
+    int rc = SBFI_OK;
+    uint64_t bases = 0, at = 0;
+    if (!s->h_seq)
+        return sbf_error(SBFI_E_PARAM, "this stream workspace has no staging buffers");
+    if (n > s->max_reads)
+        return sbf_error(SBFI_E_PARAM, "batch of %zu reads: the stream workspace holds at most %zu", n, s->max_reads);
+    for (size_t i = 0; i < n; ++i)
+        bases += lens[i];
+    if (bases > s->max_bases)
+        return sbf_error(SBFI_E_PARAM, "batch of %llu bases: the stream workspace holds at most %zu",
+                         (unsigned long long)bases, s->max_bases);
+    if (n == 0)
+        return SBFI_OK;
+    if (s->staged_pending) {
+        CUDA_TRY(cudaSetDevice(s->g->device));
+        CUDA_TRY(cudaEventSynchronize(s->staged));
+        s->staged_pending = false;
+    }
+    s->h_off[0] = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const size_t len = lens[i], bytes = fmt == FMT_NT16 ? (len + 1) / 2 : len;
+        if (bytes)
+            memcpy(s->h_seq + at, seqs[i], bytes);
+        if (fmt == FMT_NT16 && (len & 1))
+            s->h_seq[at + bytes - 1] &= 0xf0;
+        at += bytes;
+        s->h_off[i + 1] = fmt == FMT_NT16 ? 2 * at : at;
+    }
+    s->staged_pending = true; /* even after a failure part-way: a copy may have been queued */
+    return stream_enqueue(s, fmt, s->h_seq, s->h_off, n, kmers, hits);
+fail:
+    return rc;
+}
+
+extern "C" int sbf_gpu_stream_create(sbf_gpu_index_t *g, void *cuda_stream, size_t max_reads, size_t max_bases,
+                                     sbf_gpu_stream_t **out)
+{
+    return stream_new(g, (cudaStream_t)cuda_stream, max_reads, max_bases, true, out);
+}
+
+extern "C" void *sbf_gpu_stream_handle(const sbf_gpu_stream_t *s) { return (void *)s->st; }
+
+extern "C" int sbf_gpu_query_async(sbf_gpu_stream_t *s, size_t n, const char *const *seqs, const size_t *lens,
+                                   uint32_t *kmers, uint32_t *hits)
+{
+    return query_async(s, FMT_ASCII, n, (const uint8_t *const *)seqs, lens, kmers, hits);
+}
+
+extern "C" int sbf_gpu_query_nt16_async(sbf_gpu_stream_t *s, size_t n, const uint8_t *const *packed, const size_t *lens,
+                                        uint32_t *kmers, uint32_t *hits)
+{
+    return query_async(s, FMT_NT16, n, packed, lens, kmers, hits);
+}
+
+extern "C" int sbf_gpu_stream_sync(sbf_gpu_stream_t *s)
+{
+    int rc = SBFI_OK;
+    CUDA_TRY(cudaSetDevice(s->g->device));
+    CUDA_TRY(cudaStreamSynchronize(s->st));
+    s->staged_pending = false;
+    return SBFI_OK;
+fail:
+    return rc;
+}
+
+extern "C" void sbf_gpu_stream_destroy(sbf_gpu_stream_t *s) { stream_free(s); }
+
+#define STREAM_BATCH 262144u /* reads per batch of the streamed query: measured best on the H200 */
+
+/* The blocking queries: batches of STREAM_BATCH reads alternate between two workspaces; each
+ * batch's counts land in pinned buffers of its workspace and are copied to kmers / hits once the
+ * workspace's next batch is due (or at the end). */
+static int query_blocking(sbf_gpu_index_t *g, seq_format fmt, size_t n, const uint8_t *const *seqs, const size_t *lens,
+                          uint32_t *kmers, uint32_t *hits)
+{
+    int rc = SBFI_OK;
+    const size_t R = (size_t)g->n_targets, batch = n < STREAM_BATCH ? n : STREAM_BATCH;
+    const int n_ws = n > batch ? 2 : 1;
+    sbf_gpu_stream_t *ws[2] = {NULL, NULL};
+    uint32_t *out_k[2] = {NULL, NULL}, *out_h[2] = {NULL, NULL};
+    size_t pend_first[2] = {0, 0}, pend_n[2] = {0, 0};
+    size_t max_bases = 0;
+    if (n == 0)
+        return SBFI_OK;
+    for (size_t b0 = 0; b0 < n; b0 += batch) {
+        size_t bases = 0;
+        for (size_t i = b0; i < n && i < b0 + batch; ++i)
+            bases += lens[i];
+        max_bases = bases > max_bases ? bases : max_bases;
+    }
+    /* wait for workspace w's batch and copy its counts to the caller's arrays */
+    auto collect = [&](int w) -> int {
+        if (pend_n[w] == 0)
+            return SBFI_OK;
+        int r = sbf_gpu_stream_sync(ws[w]);
+        if (r == SBFI_OK) {
+            memcpy(kmers + pend_first[w], out_k[w], pend_n[w] * sizeof *kmers);
+            memcpy(hits + pend_first[w] * R, out_h[w], pend_n[w] * R * sizeof *hits);
+        }
+        pend_n[w] = 0;
+        return r;
+    };
+    for (int w = 0; w < n_ws; ++w) {
+        if ((rc = stream_new(g, NULL, batch, max_bases, true, &ws[w])))
+            goto fail;
+        CUDA_TRY(cudaHostAlloc(&out_k[w], batch * sizeof *kmers, cudaHostAllocDefault));
+        CUDA_TRY(cudaHostAlloc(&out_h[w], batch * (R ? R : 1) * sizeof *hits, cudaHostAllocDefault));
+    }
+    for (size_t b0 = 0, k = 0; b0 < n; b0 += batch, ++k) {
+        const int w = (int)(k % (size_t)n_ws);
+        const size_t cnt = n - b0 < batch ? n - b0 : batch;
+        if ((rc = collect(w)) || (rc = query_async(ws[w], fmt, cnt, seqs + b0, lens + b0, out_k[w], out_h[w])))
+            goto fail;
+        pend_first[w] = b0;
+        pend_n[w] = cnt;
+    }
+    for (int w = 0; w < n_ws; ++w)
+        if ((rc = collect(w)))
+            goto fail;
+fail:
+    for (int w = 0; w < 2; ++w) {
+        stream_free(ws[w]); /* waits for its work first */
+        if (out_k[w])
+            cudaFreeHost(out_k[w]);
+        if (out_h[w])
+            cudaFreeHost(out_h[w]);
+    }
+    return rc;
+}
+
+extern "C" int sbf_gpu_query(sbf_gpu_index_t *g, size_t n, const char *const *seqs, const size_t *lens,
+                             uint32_t *kmers, uint32_t *hits)
+{
+    return query_blocking(g, FMT_ASCII, n, (const uint8_t *const *)seqs, lens, kmers, hits);
+}
+
+extern "C" int sbf_gpu_query_nt16(sbf_gpu_index_t *g, size_t n, const uint8_t *const *packed, const size_t *lens,
+                                  uint32_t *kmers, uint32_t *hits)
+{
+    return query_blocking(g, FMT_NT16, n, packed, lens, kmers, hits);
+}
+
+/* Reads already packed in pinned host memory (seqs + offsets), in batches of `batch` reads over
+ * two workspaces without staging: the copies of one batch overlap the kernel of the other.
+ * kmers[i] and hits[i * R + r] (pinned) receive the results. With repeats > 0 the whole run,
+ * copies both ways included, is timed `repeats` times after a warm-up; the median goes to
+ * *ms_median. */
 static int query_streamed(sbf_gpu_index_t *g, const char *seqs, const uint64_t *offsets, size_t n, size_t batch,
                           uint32_t *kmers, uint32_t *hits, int repeats, double *ms_median)
 {
-    int rc = SBFI_OK, blocks = 0;
-    const int R = g->n_targets;
-    cudaStream_t st[2] = {NULL, NULL};
-    char *d_seqs[2] = {NULL, NULL};
-    uint64_t *d_off[2] = {NULL, NULL};
-    uint32_t *d_kmers[2] = {NULL, NULL}, *d_hits[2] = {NULL, NULL};
+    int rc = SBFI_OK;
+    const size_t R = (size_t)g->n_targets;
+    sbf_gpu_stream_t *ws[2] = {NULL, NULL};
     size_t max_bytes = 0;
     if (n == 0)
         return SBFI_OK;
-    if (batch > n)
+    if (batch == 0 || batch > n)
         batch = n;
     for (size_t b0 = 0; b0 < n; b0 += batch) {
         size_t b1 = b0 + batch < n ? b0 + batch : n;
         if (offsets[b1] - offsets[b0] > max_bytes)
             max_bytes = offsets[b1] - offsets[b0];
     }
-    CUDA_TRY(cudaSetDevice(g->device));
-    for (int s = 0; s < 2; ++s) {
-        CUDA_TRY(cudaStreamCreateWithFlags(&st[s], cudaStreamNonBlocking));
-        CUDA_TRY(cudaMalloc(&d_seqs[s], max_bytes + 8));
-        CUDA_TRY(cudaMalloc(&d_off[s], (batch + 1) * sizeof(uint64_t)));
-        CUDA_TRY(cudaMalloc(&d_kmers[s], batch * sizeof(uint32_t)));
-        CUDA_TRY(cudaMalloc(&d_hits[s], batch * (size_t)R * sizeof(uint32_t)));
-    }
-    if ((rc = grid_for(batch, g->device, &blocks)))
-        goto fail;
+    for (int w = 0; w < 2; ++w)
+        if ((rc = stream_new(g, NULL, batch, max_bytes, false, &ws[w])))
+            goto fail;
     {
-        auto run_all = [&]() -> cudaError_t {
-            for (size_t b0 = 0, k = 0; b0 < n; b0 += batch, ++k) {
-                const size_t b1 = b0 + batch < n ? b0 + batch : n, cnt = b1 - b0;
-                const int s = (int)(k & 1);
-                const uint64_t base = offsets[b0];
-                cudaError_t e;
-                if ((e = cudaMemcpyAsync(d_seqs[s], seqs + base, offsets[b1] - base, cudaMemcpyHostToDevice, st[s])) ||
-                    (e = cudaMemcpyAsync(d_off[s], offsets + b0, (cnt + 1) * sizeof(uint64_t), cudaMemcpyHostToDevice,
-                                         st[s])))
-                    return e;
-                /* offsets stay absolute: the kernel's sequence pointer is shifted back by `base` */
-                launch_query(blocks, d_seqs[s] - base, d_off[s], cnt, g->kp, g->d_targets, R, d_kmers[s], d_hits[s], st[s]);
-                if ((e = cudaGetLastError()) ||
-                    (e = cudaMemcpyAsync(kmers + b0, d_kmers[s], cnt * sizeof *kmers, cudaMemcpyDeviceToHost, st[s])) ||
-                    (e = cudaMemcpyAsync(hits + b0 * (size_t)R, d_hits[s], cnt * (size_t)R * sizeof *hits,
-                                         cudaMemcpyDeviceToHost, st[s])))
-                    return e;
+        auto run_all = [&]() -> int {
+            int r = SBFI_OK;
+            for (size_t b0 = 0, k = 0; b0 < n && r == SBFI_OK; b0 += batch, ++k) {
+                const size_t cnt = n - b0 < batch ? n - b0 : batch;
+                r = stream_enqueue(ws[k & 1], FMT_ASCII, (const uint8_t *)seqs, offsets + b0, cnt, kmers + b0,
+                                   hits + b0 * R);
             }
-            return cudaDeviceSynchronize();
+            for (int w = 0; w < 2; ++w) {
+                int r2 = sbf_gpu_stream_sync(ws[w]);
+                r = r ? r : r2;
+            }
+            return r;
         };
-        CUDA_TRY(run_all());
-        if (repeats > 0)
+        if ((rc = run_all()) == SBFI_OK && repeats > 0)
             rc = time_median(repeats, ms_median, [] { return cudaDeviceSynchronize(); }, run_all);
     }
 fail:
-    for (int s = 0; s < 2; ++s) {
-        if (st[s])
-            cudaStreamDestroy(st[s]);
-        cudaFree(d_seqs[s]);
-        cudaFree(d_off[s]);
-        cudaFree(d_kmers[s]);
-        cudaFree(d_hits[s]);
-    }
+    stream_free(ws[0]);
+    stream_free(ws[1]);
     return rc;
 }
 
@@ -944,5 +1256,38 @@ extern "C" int sbf_gpu_bench_query_host(sbf_gpu_index_t *g, const char *seqs, co
 fail:
     cudaFreeHost(kmers);
     cudaFreeHost(hits);
+    return rc;
+}
+
+#define PRESENCE_CHUNK 2048u /* k-mers per warp of the per-k-mer query */
+
+extern "C" int sbf_gpu_query_kmers(sbf_gpu_index_t *g, int target, const char *seq, size_t len, uint8_t *present)
+{
+    int rc = SBFI_OK, blocks = 0;
+    const uint64_t k = g->kp.k();
+    uint8_t *d_seq = NULL, *d_present = NULL;
+    sequence_chunks layout;
+    uint64_t rows, pieces;
+    if (target < 0 || target >= g->n_targets)
+        return sbf_error(SBFI_E_PARAM, "no target number %d (the index has %d)", target, g->n_targets);
+    if (len < k)
+        return SBFI_OK;
+    rows = len - k + 1;
+    pieces = (rows + PRESENCE_CHUNK - 1) / PRESENCE_CHUNK;
+    CUDA_TRY(cudaSetDevice(g->device));
+    CUDA_TRY(cudaMalloc(&d_seq, len));
+    CUDA_TRY(cudaMalloc(&d_present, rows));
+    CUDA_TRY(cudaMemcpy(d_seq, seq, len, cudaMemcpyHostToDevice));
+    if ((rc = grid_for(pieces, g->device, &blocks)))
+        goto fail;
+    layout.chunk = PRESENCE_CHUNK;
+    layout.total = len;
+    layout.present = d_present;
+    launch_query<ascii_input>(blocks, d_seq, layout, pieces, g->kp, g->d_targets + target, 1, NULL, NULL, 0);
+    CUDA_TRY(cudaGetLastError());
+    CUDA_TRY(cudaMemcpy(present, d_present, rows, cudaMemcpyDeviceToHost));
+fail:
+    cudaFree(d_seq);
+    cudaFree(d_present);
     return rc;
 }

@@ -32,9 +32,59 @@ int sbf_gpu_index_upload(int device, const sbf_index_t *idx, sbf_gpu_index_t **o
 void sbf_gpu_index_free(sbf_gpu_index_t *g);
 
 /* Query n ASCII sequences, as sbf_query(): kmers[i] valid k-mers of sequence i, hits[i * R + r]
- * those present in target r. Blocking. */
+ * those present in target r. Blocking; thread-safe (each call has its own buffers). */
 int sbf_gpu_query(sbf_gpu_index_t *g, size_t n, const char *const *seqs, const size_t *lens, uint32_t *kmers,
                   uint32_t *hits);
+
+/* The same for reads as BAM holds them (bam_get_seq): packed[i] holds lens[i] bases (lens in
+ * bases), two per byte, the first in the high nibble, as seq_nt16 codes; A=1, C=2, G=4, T=8, and
+ * every other code breaks k-mers like N in ASCII. The answers of sbf_gpu_query() on the same
+ * bases in ASCII; the 4-bit codes go to the device as they are (half the bytes of ASCII) and the
+ * kernel decodes them. The low half of an odd read's last byte is ignored. Blocking. */
+int sbf_gpu_query_nt16(sbf_gpu_index_t *g, size_t n, const uint8_t *const *packed, const size_t *lens,
+                       uint32_t *kmers, uint32_t *hits);
+
+/* Per-k-mer presence of seq[0..len) (ASCII) in target `target`, as sbf_query_kmers():
+ * present[i] = 1 if the k-mer starting at i is a valid k-mer present in the target, else 0, for
+ * 0 <= i <= len - k (nothing is written when len < k). Blocking. */
+int sbf_gpu_query_kmers(sbf_gpu_index_t *g, int target, const char *seq, size_t len, uint8_t *present);
+
+/* ---- Queries queued on a stream ----
+ * A stream workspace holds what one batch needs on the device (room for max_reads reads of
+ * max_bases bases in all) and a pinned staging buffer for the batch's reads, and queues its work
+ * on one CUDA stream: `cuda_stream` (a cudaStream_t of the device of g, which the caller keeps
+ * alive until the workspace is destroyed) or, when NULL, a non-blocking stream of its own.
+ * The index g must outlive the workspace. One workspace is used by one thread at a time; any
+ * number of workspaces may share an index, and several may share a stream. */
+typedef struct sbf_gpu_stream_s sbf_gpu_stream_t;
+
+int sbf_gpu_stream_create(sbf_gpu_index_t *g, void *cuda_stream, size_t max_reads, size_t max_bases,
+                          sbf_gpu_stream_t **out);
+
+/* The workspace's stream (a cudaStream_t), to order other work after its batches. */
+void *sbf_gpu_stream_handle(const sbf_gpu_stream_t *s);
+
+/* Queue a batch of n reads (at most max_reads, at most max_bases bases in all; more fails with
+ * SBFI_E_PARAM): the reads are packed into the staging buffer before the call returns, so seqs
+ * may be reused at once (the call first waits for the previous batch's copy-in, if it is still
+ * running); copy-in, kernel and copy-out of kmers[0..n) and hits[0..n * R) are queued on the
+ * stream and the call returns without waiting for them. kmers and hits (either may be NULL)
+ * belong to the caller and must stay allocated and untouched until sbf_gpu_stream_sync();
+ * pinned memory (sbf_gpu_host_alloc) lets the copies run asynchronously, pageable memory makes
+ * the call wait for its copy-out. Any number of batches may be queued before one sync. Results
+ * as sbf_gpu_query() and sbf_gpu_query_nt16(). */
+int sbf_gpu_query_async(sbf_gpu_stream_t *s, size_t n, const char *const *seqs, const size_t *lens, uint32_t *kmers,
+                        uint32_t *hits);
+int sbf_gpu_query_nt16_async(sbf_gpu_stream_t *s, size_t n, const uint8_t *const *packed, const size_t *lens,
+                             uint32_t *kmers, uint32_t *hits);
+
+/* Wait for every batch queued on the workspace's stream (and, on a caller's stream, for the
+ * caller's own work queued there before); reports any error of that work. */
+int sbf_gpu_stream_sync(sbf_gpu_stream_t *s);
+
+/* Wait for the stream, then free the workspace (and its stream, if it created it). NULL is
+ * allowed. */
+void sbf_gpu_stream_destroy(sbf_gpu_stream_t *s);
 
 /* Benchmark entry points on device-resident data (sequence already on the GPU): kernel times
  * in milliseconds, measured with CUDA events after a warm-up. */
@@ -47,8 +97,8 @@ int sbf_gpu_bench_query(sbf_gpu_index_t *g, const char *seqs, const uint64_t *of
 int sbf_gpu_host_alloc(size_t bytes, void **out);
 void sbf_gpu_host_free(void *p);
 
-/* Reads from pinned host memory in batches of `batch` reads over two streams (copies of one
- * batch overlap the kernel of the other): the whole run's time, results copied back. */
+/* Reads from pinned host memory in batches of `batch` reads over two stream workspaces (copies
+ * of one batch overlap the kernel of the other): the whole run's time, results copied back. */
 int sbf_gpu_bench_query_host(sbf_gpu_index_t *g, const char *seqs, const uint64_t *offsets, size_t n, size_t batch,
                              int repeats, double *ms_median, uint64_t *kmers_total);
 

@@ -36,6 +36,55 @@ int sbf_gpu_query(sbf_gpu_index_t *g, size_t n, const char *const *seqs, const s
     return NO_CUDA;
 }
 
+int sbf_gpu_query_nt16(sbf_gpu_index_t *g, size_t n, const uint8_t *const *packed, const size_t *lens,
+                       uint32_t *kmers, uint32_t *hits)
+{
+    (void)g, (void)n, (void)packed, (void)lens, (void)kmers, (void)hits;
+    return NO_CUDA;
+}
+
+int sbf_gpu_query_kmers(sbf_gpu_index_t *g, int target, const char *seq, size_t len, uint8_t *present)
+{
+    (void)g, (void)target, (void)seq, (void)len, (void)present;
+    return NO_CUDA;
+}
+
+int sbf_gpu_stream_create(sbf_gpu_index_t *g, void *cuda_stream, size_t max_reads, size_t max_bases,
+                          sbf_gpu_stream_t **out)
+{
+    (void)g, (void)cuda_stream, (void)max_reads, (void)max_bases;
+    *out = NULL;
+    return NO_CUDA;
+}
+
+void *sbf_gpu_stream_handle(const sbf_gpu_stream_t *s)
+{
+    (void)s;
+    return NULL;
+}
+
+int sbf_gpu_query_async(sbf_gpu_stream_t *s, size_t n, const char *const *seqs, const size_t *lens, uint32_t *kmers,
+                        uint32_t *hits)
+{
+    (void)s, (void)n, (void)seqs, (void)lens, (void)kmers, (void)hits;
+    return NO_CUDA;
+}
+
+int sbf_gpu_query_nt16_async(sbf_gpu_stream_t *s, size_t n, const uint8_t *const *packed, const size_t *lens,
+                             uint32_t *kmers, uint32_t *hits)
+{
+    (void)s, (void)n, (void)packed, (void)lens, (void)kmers, (void)hits;
+    return NO_CUDA;
+}
+
+int sbf_gpu_stream_sync(sbf_gpu_stream_t *s)
+{
+    (void)s;
+    return NO_CUDA;
+}
+
+void sbf_gpu_stream_destroy(sbf_gpu_stream_t *s) { (void)s; }
+
 int sbf_gpu_bench_build(int device, const sbf_index_t *idx, sbf_target_t *t, const uint8_t *codes, uint64_t len,
                         int repeats, double *ms_median)
 {

@@ -141,12 +141,22 @@ SBF_EXPORT int sbf_index_target(const sbf_index_t *idx, int t, sbf_target_info_t
 SBF_EXPORT int sbf_query(const sbf_index_t *idx, size_t n, const char *const *seqs, const size_t *lens,
                          uint32_t *kmers, uint32_t *hits, int threads) SBF_RESULT_USED;
 
+/* Query n reads held as BAM holds them (bam_get_seq(b) and b->core.l_qseq of htslib): packed[i]
+ * holds lens[i] bases (lens in bases, not bytes), two per byte, the first in the high nibble,
+ * as seq_nt16 codes: A=1, C=2, G=4, T=8; every other code (N=15, IUPAC codes, '=' = 0) breaks
+ * k-mers like N in ASCII. Writes kmers and hits as sbf_query(), with the same results as
+ * sbf_query() on the same bases in ASCII. Runs on the GPU after sbf_index_use_gpu(), else on up
+ * to `threads` threads (>= 1); safe to call from several threads at once on one index. */
+SBF_EXPORT int sbf_query_nt16(const sbf_index_t *idx, size_t n, const uint8_t *const *packed, const size_t *lens,
+                              uint32_t *kmers, uint32_t *hits, int threads) SBF_RESULT_USED;
+
 /* CUDA devices usable by this library: 0 without a GPU, a driver, or CUDA in this build. */
 SBF_EXPORT int sbf_gpu_devices(void);
 /* "NVIDIA H200, 139.8 GiB, compute 9.0, ..." of device `device`, or a negative status. */
 SBF_EXPORT int sbf_gpu_describe_device(int device, char *buf, size_t size);
 /* Copy the index to CUDA device `device` (SBF_GPU_AUTO: the first one); from then on
- * sbf_query() runs there, with identical results. Not thread-safe: call before querying. */
+ * sbf_query(), sbf_query_nt16() and sbf_query_kmers() run there, with identical results. Not
+ * thread-safe: call before querying. */
 SBF_EXPORT int sbf_index_use_gpu(sbf_index_t *idx, int device) SBF_RESULT_USED;
 /* The device sbf_query() runs on, or SBF_GPU_NONE for the CPU engine. */
 SBF_EXPORT int sbf_index_gpu(const sbf_index_t *idx);

@@ -282,7 +282,8 @@ SBF_EXPORT int sbf_index_target(const sbf_index_t *idx, int t, sbf_target_info_t
 typedef struct {
     const sbf_index_t *idx;
     size_t n;
-    const char *const *seqs;
+    const char *const *seqs;       /* ASCII sequences, or NULL when packed is given */
+    const uint8_t *const *packed;  /* BAM 4-bit sequences (sbf_query_nt16), or NULL */
     const size_t *lens;
     uint32_t *kmers, *hits;
     size_t next;   /* next block of sequences, taken atomically */
@@ -310,7 +311,10 @@ static void *query_worker(void *arg)
         size_t last = first + QUERY_BLOCK < job->n ? first + QUERY_BLOCK : job->n;
         for (size_t i = first; i < last; ++i) {
             uint64_t nk;
-            sbf_query_seq(job->idx, sc, sbf_nt4_ascii, (const uint8_t *)job->seqs[i], job->lens[i], &nk, hits, NULL);
+            if (job->packed)
+                sbf_query_seq_nt16(job->idx, sc, job->packed[i], job->lens[i], &nk, hits);
+            else
+                sbf_query_seq(job->idx, sc, sbf_nt4_ascii, (const uint8_t *)job->seqs[i], job->lens[i], &nk, hits, NULL);
             job->kmers[i] = (uint32_t)nk;
             for (int r = 0; r < R; ++r)
                 job->hits[i * (size_t)R + (size_t)r] = (uint32_t)hits[r];
@@ -370,6 +374,24 @@ SBF_EXPORT int sbf_index_gpu(const sbf_index_t *idx)
     return idx->accel ? ((const gpu_copy_t *)idx->accel)->device : SBF_GPU_NONE;
 }
 
+/* The CPU engine: job's sequences over up to `threads` threads, the caller's included. */
+static int run_query_job(query_job_t *job, int threads)
+{
+    size_t blocks = (job->n + QUERY_BLOCK - 1) / QUERY_BLOCK;
+    if ((size_t)threads > blocks)
+        threads = blocks ? (int)blocks : 1;
+    pthread_t tid[threads > 1 ? threads - 1 : 1];
+    int started = 0;
+    while (started < threads - 1 && pthread_create(&tid[started], NULL, query_worker, job) == 0)
+        ++started;
+    query_worker(job);   /* the caller works too; if a thread failed to start, others do more */
+    for (int i = 0; i < started; ++i)
+        pthread_join(tid[i], NULL);
+    if (job->status != SBF_OK)
+        return sbf_error(job->status, "out of memory in a query thread");
+    return SBF_OK;
+}
+
 SBF_EXPORT int sbf_query(const sbf_index_t *idx, size_t n, const char *const *seqs, const size_t *lens,
                          uint32_t *kmers, uint32_t *hits, int threads)
 {
@@ -377,20 +399,19 @@ SBF_EXPORT int sbf_query(const sbf_index_t *idx, size_t n, const char *const *se
         return sbf_error(SBF_E_PARAM, "thread count %d must be at least 1", threads);
     if (idx->accel)
         return sbf_gpu_query(((const gpu_copy_t *)idx->accel)->index, n, seqs, lens, kmers, hits);
-    query_job_t job = {idx, n, seqs, lens, kmers, hits, 0, SBF_OK};
-    size_t blocks = (n + QUERY_BLOCK - 1) / QUERY_BLOCK;
-    if ((size_t)threads > blocks)
-        threads = blocks ? (int)blocks : 1;
-    pthread_t tid[threads > 1 ? threads - 1 : 1];
-    int started = 0;
-    while (started < threads - 1 && pthread_create(&tid[started], NULL, query_worker, &job) == 0)
-        ++started;
-    query_worker(&job);   /* the caller works too; if a thread failed to start, others do more */
-    for (int i = 0; i < started; ++i)
-        pthread_join(tid[i], NULL);
-    if (job.status != SBF_OK)
-        return sbf_error(job.status, "out of memory in a query thread");
-    return SBF_OK;
+    query_job_t job = {idx, n, seqs, NULL, lens, kmers, hits, 0, SBF_OK};
+    return run_query_job(&job, threads);
+}
+
+SBF_EXPORT int sbf_query_nt16(const sbf_index_t *idx, size_t n, const uint8_t *const *packed, const size_t *lens,
+                              uint32_t *kmers, uint32_t *hits, int threads)
+{
+    if (threads < 1)
+        return sbf_error(SBF_E_PARAM, "thread count %d must be at least 1", threads);
+    if (idx->accel)
+        return sbf_gpu_query_nt16(((const gpu_copy_t *)idx->accel)->index, n, packed, lens, kmers, hits);
+    query_job_t job = {idx, n, NULL, packed, lens, kmers, hits, 0, SBF_OK};
+    return run_query_job(&job, threads);
 }
 
 SBF_EXPORT int sbf_query_kmers(const sbf_index_t *idx, int target, const char *seq, size_t len, uint8_t *present)
@@ -400,6 +421,8 @@ SBF_EXPORT int sbf_query_kmers(const sbf_index_t *idx, int target, const char *s
     const size_t k = (size_t)idx->params.k;
     if (len < k)
         return SBF_OK;
+    if (idx->accel)
+        return sbf_gpu_query_kmers(((const gpu_copy_t *)idx->accel)->index, target, seq, len, present);
     const int R = idx->n_targets;
     sbf_scan_t *sc = malloc(sizeof *sc);
     uint64_t *hits = malloc((size_t)R * sizeof *hits);

@@ -1,11 +1,15 @@
 /* test_filter.c -- what the filter promises: no false negatives, strand symmetry, k-mers with
- * N never inserted or counted, a false-positive rate that matches its prediction, and results
- * that do not depend on thread counts or window boundaries. */
+ * N never inserted or counted, a false-positive rate that matches its prediction, results
+ * that do not depend on thread counts or window boundaries, and reads in BAM's 4-bit packing
+ * answered as the same bases in ASCII. */
 #include <math.h>
+
+#include <htslib/hts.h>
 
 #include "testutil.h"
 
 #include "../filters/sbf_index.h"
+#include "../filters/sbf_kmer.h"
 #include "../filters/sbf_scan.h"
 
 static const sbf_opt_t *param_sets(size_t *n)
@@ -321,6 +325,107 @@ static void test_multi_target(void **state)
     sbf_index_destroy(multi);
 }
 
+/* ASCII to BAM's packing with htslib's table (what bam_get_seq holds): two 4-bit codes per byte,
+ * the first in the high nibble; an odd read's unused low half gets `pad` (BAM writes 0; the
+ * engine must not read it). */
+static void pack_nt16(const char *s, size_t len, uint8_t *out, unsigned pad)
+{
+    for (size_t i = 0; i < len; i += 2) {
+        unsigned hi = seq_nt16_table[(unsigned char)s[i]];
+        unsigned lo = i + 1 < len ? seq_nt16_table[(unsigned char)s[i + 1]] : pad;
+        out[i / 2] = (uint8_t)(hi << 4 | lo);
+    }
+}
+
+/* sbf_query_nt16() on the CPU engine equals sbf_query() on the same bases in ASCII: reads of
+ * 0-300 bases and a few of 9-20 kbp (several scan windows), from the reference, reverse
+ * complemented or random, with N, IUPAC codes and lower case; 1 and 3 threads; 2 targets;
+ * small filters, so that false positives must agree too. The code tables agree first. */
+static void test_nt16_like_ascii(void **state)
+{
+    (void)state;
+    for (unsigned v = 0; v < 16; ++v) {
+        assert_int_equal(sbf_nt4_nt16[v], sbf_nt4_bam[v]);
+        assert_int_equal(sbf_encode_nt16(v), sbf_nt4_bam[v]);
+    }
+    for (unsigned v = 16; v < 256; ++v)
+        assert_int_equal(sbf_nt4_nt16[v], SBF_BASE_INVALID);
+    /* a byte and its 4-bit code are the same base or none; but htslib reads U as no base (here
+     * it is T) and the digits 0-3 as A, C, G, T (here no bases) */
+    for (unsigned c = 0; c < 256; ++c)
+        if (!strchr("0123Uu", (int)c) || !c)
+            assert_int_equal(sbf_nt4_nt16[seq_nt16_table[c]], sbf_nt4_ascii[c]);
+
+    test_seed(31);
+    const sbf_opt_t sets[2] = {test_opt(31, 25, 25, 2, 4), test_opt(21, 11, 17, 1, 4)};
+    enum { N = 20000, LONG = 6 };
+    const size_t glen = 200000;
+    char *g[2] = {random_dna(glen), random_dna(glen / 4)};
+    for (int set = 0; set < 2; ++set) {
+        sbf_builder_t *b;
+        sbf_index_t *idx;
+        assert_int_equal(sbf_builder_init(&sets[set], &b), SBF_OK);
+        assert_int_equal(sbf_builder_add_target(b, "g0"), 0);
+        assert_int_equal(sbf_builder_add_seq(b, 0, g[0], glen), SBF_OK);
+        assert_int_equal(sbf_builder_add_target(b, "g1"), 1);
+        assert_int_equal(sbf_builder_add_seq(b, 1, g[1], glen / 4), SBF_OK);
+        assert_int_equal(sbf_builder_finish(b, &idx), SBF_OK);
+
+        const char **seqs = malloc((N + LONG) * sizeof *seqs);
+        const uint8_t **packed = malloc((N + LONG) * sizeof *packed);
+        size_t *lens = malloc((N + LONG) * sizeof *lens);
+        char *pool = malloc((size_t)N * 300 + (size_t)LONG * 20000);
+        uint8_t *ppool = malloc((size_t)N * 150 + (size_t)LONG * 10000 + 1);
+        size_t at = 0, pat = 0;
+        for (size_t i = 0; i < N + LONG; ++i) {
+            size_t len = i < N ? test_rand() % 301 : 9000 + test_rand() % 11001;
+            char *r = pool + at;
+            int kind = (int)(test_rand() % 4);
+            const char *src = g[i % 2];
+            size_t slen = i % 2 ? glen / 4 : glen, from = test_rand() % (slen - len);
+            for (size_t j = 0; j < len; ++j)
+                r[j] = kind == 0 ? src[from + j] : kind == 1 ? complement(src[from + len - 1 - j]) : "ACGT"[test_rand() >> 62];
+            for (size_t e = len ? test_rand() % 4 : 0; e > 0; --e)
+                r[test_rand() % len] = "NnRYnrKMacgtX-"[test_rand() % 14];
+            seqs[i] = r;
+            lens[i] = len;
+            packed[i] = ppool + pat;
+            pack_nt16(r, len, ppool + pat, (unsigned)(test_rand() % 16));
+            at += len;
+            pat += (len + 1) / 2;
+        }
+        uint32_t *ka = malloc((N + LONG) * sizeof *ka), *kb = malloc((N + LONG) * sizeof *kb);
+        uint32_t *ha = malloc((N + LONG) * 2 * sizeof *ha), *hb = malloc((N + LONG) * 2 * sizeof *hb);
+        assert_int_equal(sbf_query(idx, N + LONG, seqs, lens, ka, ha, 2), SBF_OK);
+        uint64_t kmers = 0, hits = 0;
+        for (size_t i = 0; i < N + LONG; ++i)
+            kmers += ka[i], hits += ha[2 * i] + ha[2 * i + 1];
+        assert_true(hits > 0 && hits < 2 * kmers);   /* present and absent k-mers both */
+        for (int threads = 1; threads <= 3; threads += 2) {
+            memset(kb, 0xff, (N + LONG) * sizeof *kb);
+            memset(hb, 0xff, (N + LONG) * 2 * sizeof *hb);
+            assert_int_equal(sbf_query_nt16(idx, N + LONG, packed, lens, kb, hb, threads), SBF_OK);
+            for (size_t i = 0; i < N + LONG; ++i)
+                if (ka[i] != kb[i] || ha[2 * i] != hb[2 * i] || ha[2 * i + 1] != hb[2 * i + 1])
+                    fail_msg("set %d, %d threads, read %zu (%zu bases): ASCII %u k-mers %u/%u hits, nt16 %u %u/%u", set,
+                             threads, i, lens[i], ka[i], ha[2 * i], ha[2 * i + 1], kb[i], hb[2 * i], hb[2 * i + 1]);
+        }
+        assert_int_equal(sbf_query_nt16(idx, 1, packed, lens, kb, hb, 0), SBF_E_PARAM);
+        sbf_index_destroy(idx);
+        free(seqs);
+        free(packed);
+        free(lens);
+        free(pool);
+        free(ppool);
+        free(ka);
+        free(kb);
+        free(ha);
+        free(hb);
+    }
+    free(g[0]);
+    free(g[1]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -332,6 +437,7 @@ int main(void)
         cmocka_unit_test(test_short_and_empty_reads),
         cmocka_unit_test(test_threads_and_windows),
         cmocka_unit_test(test_multi_target),
+        cmocka_unit_test(test_nt16_like_ascii),
     };
     return cmocka_run_group_tests_name("filter", tests, NULL, NULL);
 }

@@ -1,7 +1,13 @@
 /* test_gpu.c -- the GPU engine computes the CPU engine's bits: filters built on the GPU are
- * byte-identical for several sequences and parameter sets, and query hits are identical for a
- * million varied reads. Exits 77 (skipped) where there is no usable GPU, as in CI.
+ * byte-identical for several sequences and parameter sets; query hits are identical for a
+ * million varied reads, from ASCII and from BAM's 4-bit packing, blocking and queued on two
+ * streams; per-k-mer answers are identical for several targets. Exits 77 (skipped) where there
+ * is no usable GPU, as in CI (tests/test_filter.c checks the CPU's 4-bit path there).
  * Real genomes can be added: SBF_GPU_GENOMES="a.fa.gz b.fa.gz" (tests/gpu/run.sh does). */
+#include <time.h>
+
+#include <htslib/hts.h>
+
 #include "testutil.h"
 
 #include "../bam/sbf_seqio.h"
@@ -104,40 +110,57 @@ static void test_build_identical(void **state)
     }
 }
 
-/* 10^6 reads: lengths 1..300, from the reference (half reverse-complemented), random, with N,
- * shorter than k, plus a few of 100 kbp. CPU and GPU hits must be identical, for 2 targets. */
-static void query_identical(const sbf_opt_t *opt, int two_targets)
+/* ASCII to BAM's packing with htslib's table (what bam_get_seq holds): two 4-bit codes per byte,
+ * the first in the high nibble; an odd read's unused low half gets `pad` (BAM writes 0; the
+ * engines must not read it). */
+static void pack_nt16(const char *s, size_t len, uint8_t *out, unsigned pad)
 {
-    test_seed(202);
-    /* SBF_GPU_QUICK: a small run for compute-sanitizer, which is 10-100x slower */
-    const int quick = getenv("SBF_GPU_QUICK") != NULL;
-    const size_t N = quick ? 20000 : 1000000, LONG = quick ? 1 : 5, LONG_LEN = 100000;
-    size_t glen = 2000000;
-    char *g[2] = {random_dna(glen), random_dna(glen / 2)};
-    sbf_opt_t o = *opt;
-    sbf_builder_t *b;
-    sbf_index_t *idx;
-    assert_int_equal(sbf_builder_init(&o, &b), 0);
-    assert_int_equal(sbf_builder_add_target(b, "g0"), 0);
-    assert_int_equal(sbf_builder_add_seq(b, 0, g[0], glen), 0);
-    if (two_targets) {
-        assert_int_equal(sbf_builder_add_target(b, "g1"), 1);
-        assert_int_equal(sbf_builder_add_seq(b, 1, g[1], glen / 2), 0);
+    for (size_t i = 0; i < len; i += 2) {
+        unsigned hi = seq_nt16_table[(unsigned char)s[i]];
+        unsigned lo = i + 1 < len ? seq_nt16_table[(unsigned char)s[i + 1]] : pad;
+        out[i / 2] = (uint8_t)(hi << 4 | lo);
     }
-    const int R = two_targets ? 2 : 1;
-    assert_int_equal(sbf_builder_finish(b, &idx), 0);
+}
 
-    const char **seqs = malloc((N + LONG) * sizeof *seqs);
-    size_t *lens = malloc((N + LONG) * sizeof *lens);
-    char *pool = malloc((size_t)N * 300 + (size_t)LONG * LONG_LEN);
-    size_t at = 0;
-    for (size_t i = 0; i < N + LONG; ++i) {
-        size_t len = i < N ? 1 + test_rand() % 300 : LONG_LEN;
-        char *r = pool + at;
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Reads and their answers: kmers[i], hits[i * R + r]. */
+typedef struct {
+    size_t n;
+    int R;
+    const char **seqs;
+    const uint8_t **packed;
+    size_t *lens;
+    char *pool;
+    uint8_t *ppool;
+} read_set_t;
+
+/* n reads of 1..300 bases and `n_long` of long_len: from the targets' sequences (half of those
+ * reverse-complemented) or random, some with N, IUPAC or lower case, and each also in BAM's
+ * packing (with a random unused half byte after odd reads). */
+static void make_reads(read_set_t *rs, size_t n, size_t n_long, size_t long_len, char *const g[2], const size_t glen[2])
+{
+    const size_t total = n + n_long;
+    rs->n = total;
+    rs->seqs = malloc(total * sizeof *rs->seqs);
+    rs->packed = malloc(total * sizeof *rs->packed);
+    rs->lens = malloc(total * sizeof *rs->lens);
+    rs->pool = malloc(n * 300 + n_long * long_len);
+    rs->ppool = malloc(n * 150 + n_long * (long_len / 2 + 1));
+    assert_true(rs->seqs && rs->packed && rs->lens && rs->pool && rs->ppool);
+    size_t at = 0, pat = 0;
+    for (size_t i = 0; i < total; ++i) {
+        size_t len = i < n ? 1 + test_rand() % 300 : long_len;
+        char *r = rs->pool + at;
         int kind = (int)(test_rand() % 4);
         if (kind < 2) {
             const char *src = g[i % 2];
-            size_t slen = i % 2 ? glen / 2 : glen;
+            size_t slen = glen[i % 2];
             size_t from = test_rand() % (slen - len);
             for (size_t j = 0; j < len; ++j)
                 r[j] = kind == 0 ? src[from + j] : complement(src[from + len - 1 - j]);
@@ -149,44 +172,190 @@ static void query_identical(const sbf_opt_t *opt, int two_targets)
             r[test_rand() % len] = "NnRY"[test_rand() % 4];
         if (test_rand() % 7 == 0)
             r[test_rand() % len] = (char)("acgt"[test_rand() % 4]);
-        seqs[i] = r;
-        lens[i] = len;
+        rs->seqs[i] = r;
+        rs->lens[i] = len;
+        rs->packed[i] = rs->ppool + pat;
+        pack_nt16(r, len, rs->ppool + pat, (unsigned)(test_rand() % 16));
         at += len;
+        pat += (len + 1) / 2;
     }
-    uint32_t *kc = malloc((N + LONG) * sizeof *kc), *kg = malloc((N + LONG) * sizeof *kg);
-    uint32_t *hc = calloc((N + LONG) * 2, sizeof *hc), *hg = calloc((N + LONG) * 2, sizeof *hg);
-    assert_int_equal(sbf_query(idx, N + LONG, seqs, lens, kc, hc, 2), 0);
+}
+
+static void free_reads(read_set_t *rs)
+{
+    free(rs->seqs);
+    free(rs->packed);
+    free(rs->lens);
+    free(rs->pool);
+    free(rs->ppool);
+}
+
+/* Reads whose answers differ from the reference's (kc, hc); the first few are printed. */
+static size_t count_differ(const char *what, const read_set_t *rs, int R, const uint32_t *kc, const uint32_t *hc,
+                           const uint32_t *kx, const uint32_t *hx)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < rs->n; ++i) {
+        int differ = kc[i] != kx[i];
+        for (int r = 0; r < R; ++r)
+            differ |= hc[(size_t)R * i + (size_t)r] != hx[(size_t)R * i + (size_t)r];
+        if (differ && bad++ < 5)
+            print_message("%s: read %zu (len %zu): cpu %u/%u, here %u/%u\n", what, i, rs->lens[i], kc[i], hc[(size_t)R * i],
+                          kx[i], hx[(size_t)R * i]);
+    }
+    return bad;
+}
+
+/* The async path: batches of random sizes (at most max_reads reads and max_bases bases)
+ * alternate between two workspaces with streams of their own, ASCII and nt16 in turn, and every
+ * fifth batch goes to a third workspace queued on the first one's stream; nothing waits until
+ * every batch is queued. Results into pinned buffers, compared with the blocking path's. */
+static size_t check_async(sbf_gpu_index_t *gi, const read_set_t *rs, int R, const uint32_t *kg, const uint32_t *hg)
+{
+    const size_t max_reads = 40000, max_bases = 4000000;
+    sbf_gpu_stream_t *st[3] = {NULL, NULL, NULL};
+    uint32_t *ka = NULL, *ha = NULL;
+    if (sbf_gpu_stream_create(gi, NULL, max_reads, max_bases, &st[0]) ||
+        sbf_gpu_stream_create(gi, NULL, max_reads, max_bases, &st[1]) ||
+        sbf_gpu_stream_create(gi, sbf_gpu_stream_handle(st[0]), max_reads / 2, max_bases, &st[2]))
+        fail_msg("%s", sbf_error_message());
+    assert_ptr_equal(sbf_gpu_stream_handle(st[2]), sbf_gpu_stream_handle(st[0]));
+    assert_ptr_not_equal(sbf_gpu_stream_handle(st[1]), sbf_gpu_stream_handle(st[0]));
+    assert_int_equal(sbf_gpu_host_alloc(rs->n * sizeof *ka, (void **)&ka), 0);
+    assert_int_equal(sbf_gpu_host_alloc(rs->n * (size_t)R * sizeof *ha, (void **)&ha), 0);
+    memset(ka, 0xff, rs->n * sizeof *ka);
+    memset(ha, 0xff, rs->n * (size_t)R * sizeof *ha);
+    /* too many reads, too many bases: refused, nothing queued */
+    assert_int_equal(sbf_gpu_query_async(st[0], max_reads + 1, rs->seqs, rs->lens, ka, ha), SBFI_E_PARAM);
+    assert_int_equal(sbf_gpu_query_async(st[2], max_reads / 2 + 1, rs->seqs, rs->lens, ka, ha), SBFI_E_PARAM);
+    size_t at = 0, batches = 0, long_bases = 0;
+    while (at < rs->n) {
+        const int w = batches % 5 == 4 ? 2 : (int)(batches & 1);
+        const size_t limit = w == 2 ? max_reads / 2 : max_reads;
+        size_t want = 1 + test_rand() % limit, cnt = 0, bases = 0;
+        while (cnt < want && at + cnt < rs->n && bases + rs->lens[at + cnt] <= max_bases)
+            bases += rs->lens[at + cnt++];
+        assert_true(cnt > 0);
+        int rc = (batches / 2) % 2
+                     ? sbf_gpu_query_nt16_async(st[w], cnt, rs->packed + at, rs->lens + at, ka + at, ha + at * (size_t)R)
+                     : sbf_gpu_query_async(st[w], cnt, rs->seqs + at, rs->lens + at, ka + at, ha + at * (size_t)R);
+        if (rc)
+            fail_msg("batch %zu: %s", batches, sbf_error_message());
+        long_bases = bases > long_bases ? bases : long_bases;
+        at += cnt;
+        ++batches;
+    }
+    for (int w = 0; w < 3; ++w)
+        if (sbf_gpu_stream_sync(st[w]))
+            fail_msg("%s", sbf_error_message());
+    /* a batch of too many bases is refused too */
+    {
+        size_t big = 0, cnt = 0;
+        while (cnt < rs->n && cnt < max_reads && big <= max_bases)
+            big += rs->lens[cnt++];
+        if (big > max_bases)
+            assert_int_equal(sbf_gpu_query_async(st[1], cnt, rs->seqs, rs->lens, ka, ha), SBFI_E_PARAM);
+    }
+    size_t bad = count_differ("async", rs, R, kg, hg, ka, ha);
+    print_message("async: %zu batches over 2 streams (+1 workspace sharing a stream), largest %zu bases: %zu reads differ\n",
+                  batches, long_bases, bad);
+    sbf_gpu_stream_destroy(st[2]);   /* before st[0], whose stream it uses */
+    sbf_gpu_stream_destroy(st[0]);
+    sbf_gpu_stream_destroy(st[1]);
+    sbf_gpu_stream_destroy(NULL);
+    sbf_gpu_host_free(ka);
+    sbf_gpu_host_free(ha);
+    return bad;
+}
+
+/* 10^6 reads: lengths 1..300, from the reference (half reverse-complemented), random, with N,
+ * shorter than k, plus a few of 100 kbp. Every path gives the CPU's ASCII answers, for 1 and 2
+ * targets: the GPU from ASCII, the CPU and the GPU from BAM's 4-bit packing (also through the
+ * public API), and the async path on two streams. */
+static void query_identical(const sbf_opt_t *opt, int two_targets)
+{
+    test_seed(202);
+    /* SBF_GPU_QUICK: a small run for compute-sanitizer, which is 10-100x slower */
+    const int quick = getenv("SBF_GPU_QUICK") != NULL;
+    const size_t N = quick ? 20000 : 1000000, LONG = quick ? 1 : 5, LONG_LEN = 100000;
+    size_t glen[2] = {2000000, 1000000};
+    char *g[2] = {random_dna(glen[0]), random_dna(glen[1])};
+    sbf_opt_t o = *opt;
+    sbf_builder_t *b;
+    sbf_index_t *idx;
+    assert_int_equal(sbf_builder_init(&o, &b), 0);
+    assert_int_equal(sbf_builder_add_target(b, "g0"), 0);
+    assert_int_equal(sbf_builder_add_seq(b, 0, g[0], glen[0]), 0);
+    if (two_targets) {
+        assert_int_equal(sbf_builder_add_target(b, "g1"), 1);
+        assert_int_equal(sbf_builder_add_seq(b, 1, g[1], glen[1]), 0);
+    }
+    const int R = two_targets ? 2 : 1;
+    assert_int_equal(sbf_builder_finish(b, &idx), 0);
+
+    read_set_t rs;
+    make_reads(&rs, N, LONG, LONG_LEN, g, glen);
+    const size_t n = rs.n;
+    uint32_t *kc = malloc(n * sizeof *kc), *kx = malloc(n * sizeof *kx), *kg = malloc(n * sizeof *kg);
+    uint32_t *hc = calloc(n * 2, sizeof *hc), *hx = calloc(n * 2, sizeof *hx), *hg = calloc(n * 2, sizeof *hg);
+    assert_true(kc && kx && kg && hc && hx && hg);
+    double t0 = now_s();
+    assert_int_equal(sbf_query(idx, n, rs.seqs, rs.lens, kc, hc, 8), 0);
+    const double t_cpu = now_s() - t0;
+    uint64_t kmers = 0, hits = 0;
+    for (size_t i = 0; i < n; ++i) {
+        kmers += kc[i];
+        for (int r = 0; r < R; ++r)
+            hits += hc[(size_t)R * i + (size_t)r];
+    }
+    assert_true(hits > 0 && hits < kmers * (uint64_t)R);   /* present and absent k-mers both */
+    size_t bad;
+    /* the CPU engine from the 4-bit packing */
+    memset(kx, 0xff, n * sizeof *kx);
+    assert_int_equal(sbf_query_nt16(idx, n, rs.packed, rs.lens, kx, hx, 8), 0);
+    bad = count_differ("cpu nt16", &rs, R, kc, hc, kx, hx);
+    assert_int_equal(bad, 0);
+
     sbf_gpu_index_t *gi;
     if (sbf_gpu_index_upload(0, idx, &gi) != 0)
         fail_msg("%s", sbf_error_message());
-    if (sbf_gpu_query(gi, N + LONG, seqs, lens, kg, hg) != 0)
+    t0 = now_s();
+    if (sbf_gpu_query(gi, n, rs.seqs, rs.lens, kg, hg) != 0)
         fail_msg("%s", sbf_error_message());
-    size_t bad = 0;
-    uint64_t kmers = 0, hits = 0;
-    for (size_t i = 0; i < N + LONG; ++i) {
-        kmers += kc[i];
-        int differ = kc[i] != kg[i];
-        for (int r = 0; r < R; ++r) {
-            hits += hc[R * i + r];
-            differ |= hc[R * i + r] != hg[R * i + r];
-        }
-        if (differ) {
-            if (bad < 5)
-                print_message("read %zu (len %zu): cpu %u/%u gpu %u/%u\n", i, lens[i], kc[i], hc[R * i], kg[i], hg[R * i]);
-            ++bad;
-        }
-    }
-    print_message("query k=%d m=%d s=%d H=%d, %d target%s: %zu reads, %llu k-mers, %llu hits, %zu differ\n", o.k, o.m, o.s, o.hashes, R,
-                  R > 1 ? "s" : "", N + LONG, (unsigned long long)kmers, (unsigned long long)hits, bad);
+    const double t_ascii = now_s() - t0;
+    bad = count_differ("gpu ascii", &rs, R, kc, hc, kg, hg);
+    print_message("query k=%d m=%d s=%d H=%d, %d target%s: %zu reads, %llu k-mers, %llu hits, %zu differ (GPU, ASCII)\n", o.k, o.m,
+                  o.s, o.hashes, R, R > 1 ? "s" : "", n, (unsigned long long)kmers, (unsigned long long)hits, bad);
     assert_int_equal(bad, 0);
+
+    memset(kx, 0xff, n * sizeof *kx);
+    t0 = now_s();
+    if (sbf_gpu_query_nt16(gi, n, rs.packed, rs.lens, kx, hx) != 0)
+        fail_msg("%s", sbf_error_message());
+    const double t_nt16 = now_s() - t0;
+    bad = count_differ("gpu nt16", &rs, R, kc, hc, kx, hx);
+    print_message("query nt16: CPU and GPU from BAM's 4-bit codes: %zu differ (blocking calls, wall: CPU ASCII 8 threads %.2f s, "
+                  "GPU ASCII %.3f s, GPU nt16 %.3f s)\n", bad, t_cpu, t_ascii, t_nt16);
+    assert_int_equal(bad, 0);
+
+    assert_int_equal(check_async(gi, &rs, R, kg, hg), 0);
+
+    /* the public API on the GPU: sbf_query_nt16 and sbf_query after sbf_index_use_gpu */
+    if (sbf_index_use_gpu(idx, 0) != 0)
+        fail_msg("%s", sbf_last_error());
+    memset(kx, 0xff, n * sizeof *kx);
+    assert_int_equal(sbf_query_nt16(idx, n, rs.packed, rs.lens, kx, hx, 1), 0);
+    bad = count_differ("api nt16", &rs, R, kc, hc, kx, hx);
+    assert_int_equal(bad, 0);
+
     sbf_gpu_index_free(gi);
     sbf_index_destroy(idx);
-    free(seqs);
-    free(lens);
-    free(pool);
+    free_reads(&rs);
     free(kc);
+    free(kx);
     free(kg);
     free(hc);
+    free(hx);
     free(hg);
     free(g[0]);
     free(g[1]);
@@ -203,6 +372,110 @@ static void test_query_identical(void **state)
     }
 }
 
+/* sbf_gpu_query_kmers() and sbf_query_kmers() on a GPU index give the CPU's per-k-mer answers,
+ * for each of 3 targets of different sizes, at default and other parameters: sequences of
+ * k - 1 to 300 kbp (pieces of the targets, their reverse complements, random, N runs, lower
+ * case), around the kernel's 2048-k-mer pieces. */
+static void test_kmers_identical(void **state)
+{
+    (void)state;
+    test_seed(303);
+    const sbf_opt_t sets[2] = {test_opt(31, 25, 25, 2, 4), test_opt(25, 13, 20, 3, 4)};
+    const size_t glen[3] = {400000, 120000, 20000};
+    char *g[3] = {random_dna(glen[0]), random_dna(glen[1]), random_dna(glen[2])};
+    for (int set = 0; set < 2; ++set) {
+        sbf_builder_t *b;
+        sbf_index_t *idx;
+        assert_int_equal(sbf_builder_init(&sets[set], &b), 0);
+        for (int t = 0; t < 3; ++t) {
+            char name[8];
+            snprintf(name, sizeof name, "g%d", t);
+            assert_int_equal(sbf_builder_add_target(b, name), t);
+            assert_int_equal(sbf_builder_add_seq(b, t, g[t], glen[t]), 0);
+        }
+        assert_int_equal(sbf_builder_finish(b, &idx), 0);
+        const size_t k = (size_t)sets[set].k;
+        const size_t lens[] = {k - 1, k, k + 1, 100, 2048 + k - 1, 2048 + k, 4096 + k + 7, 65536 + 3, 300000};
+        const size_t n_seqs = getenv("SBF_GPU_QUICK") ? 7 : sizeof lens / sizeof lens[0];
+        sbf_gpu_index_t *gi;
+        if (sbf_gpu_index_upload(0, idx, &gi) != 0)
+            fail_msg("%s", sbf_error_message());
+        uint64_t ones = 0, rows_all = 0;
+        for (size_t q = 0; q < n_seqs; ++q) {
+            const size_t len = lens[q], rows = len >= k ? len - k + 1 : 0;
+            char *s = malloc(len + 1);
+            for (size_t at = 0; at < len;) {   /* pieces of 50..5000 bases */
+                size_t piece = 50 + test_rand() % 4951, from;
+                if (piece > len - at)
+                    piece = len - at;
+                int t = (int)(test_rand() % 4);
+                if (t < 3 && glen[t] > piece) {
+                    from = test_rand() % (glen[t] - piece);
+                    int rc = test_rand() % 2;
+                    for (size_t j = 0; j < piece; ++j)
+                        s[at + j] = rc ? complement(g[t][from + piece - 1 - j]) : g[t][from + j];
+                } else {
+                    for (size_t j = 0; j < piece; ++j)
+                        s[at + j] = "ACGT"[test_rand() >> 62];
+                }
+                at += piece;
+            }
+            for (size_t e = 0; e < len / 1000 + 1; ++e)
+                s[test_rand() % len] = "NaRc"[test_rand() % 4];
+            uint8_t *cpu = malloc(rows + 1), *gpu = malloc(rows + 1);
+            for (int t = 0; t < 3; ++t) {
+                memset(cpu, 7, rows + 1);
+                memset(gpu, 7, rows + 1);   /* all written but the byte after the row */
+                assert_int_equal(sbf_query_kmers(idx, t, s, len, cpu), 0);   /* the CPU: no GPU copy yet */
+                if (sbf_gpu_query_kmers(gi, t, s, len, gpu) != 0)
+                    fail_msg("%s", sbf_error_message());
+                assert_memory_equal(cpu, gpu, rows + 1);   /* the byte after the row untouched too */
+                for (size_t j = 0; j < rows; ++j)
+                    ones += cpu[j];
+                rows_all += rows;
+            }
+            free(s);
+            free(cpu);
+            free(gpu);
+        }
+        assert_true(ones > 0 && ones < rows_all);
+        assert_int_equal(sbf_gpu_query_kmers(gi, 3, "ACGT", 4, NULL), SBFI_E_PARAM);
+        /* the public API on the GPU, for one long sequence and every target */
+        {
+            const size_t len = getenv("SBF_GPU_QUICK") ? 20000 : 200000, rows = len - k + 1;
+            char *s = malloc(len);
+            memcpy(s, g[0] + 1000, len / 2);
+            memcpy(s + len / 2, g[1] + 5000, len / 2);
+            s[len / 3] = 'N';
+            uint8_t *cpu = malloc(rows), *api = malloc(rows);
+            if (sbf_index_use_gpu(idx, 0) != 0)
+                fail_msg("%s", sbf_last_error());
+            for (int t = 0; t < 3; ++t) {
+                uint64_t nk, hits[3];   /* the CPU's answer, from the engine directly */
+                uint8_t *all = malloc(rows * 3);
+                sbf_scan_t *sc = malloc(sizeof *sc);
+                sbf_query_seq(idx, sc, sbf_nt4_ascii, (const uint8_t *)s, len, &nk, hits, all);
+                memcpy(cpu, all + (size_t)t * rows, rows);
+                free(all);
+                free(sc);
+                assert_int_equal(sbf_query_kmers(idx, t, s, len, api), 0);
+                assert_memory_equal(cpu, api, rows);
+            }
+            free(s);
+            free(cpu);
+            free(api);
+        }
+        print_message("per-k-mer presence k=%d m=%d s=%d H=%d, 3 targets: %zu sequences of %zu to %zu bases, %llu of %llu "
+                      "k-mers present: identical on CPU and GPU\n",
+                      sets[set].k, sets[set].m, sets[set].s, sets[set].hashes, n_seqs, lens[0], lens[n_seqs - 1],
+                      (unsigned long long)ones, (unsigned long long)rows_all);
+        sbf_gpu_index_free(gi);
+        sbf_index_destroy(idx);
+    }
+    for (int t = 0; t < 3; ++t)
+        free(g[t]);
+}
+
 int main(void)
 {
     int n = sbf_gpu_count();
@@ -216,6 +489,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_build_identical),
         cmocka_unit_test(test_query_identical),
+        cmocka_unit_test(test_kmers_identical),
     };
     return cmocka_run_group_tests_name("gpu", tests, NULL, NULL);
 }
