@@ -152,6 +152,18 @@ check "filter with no list removes every target" test "$(awk 'NR % 4 == 1' all.f
 "$SBF" filter -x idx.sbf --remove mouse r1.fq 2> err > /dev/null
 check "filter: unknown target named with the list of targets" grep -q "no target 'mouse' in idx.sbf (targets: human, ecoli, saureus, lambda)" err
 
+# ---- GPU and CPU engines give identical outputs (skipped without a GPU) ---------------------------
+if "$SBF" --version | grep -q '^GPU 0:'; then
+  "$SBF" classify -x idx.sbf --gpu none --hits --no-PG -o cpu.bam in2.bam 2> /dev/null &&
+    "$SBF" classify -x idx.sbf --gpu 0 --hits --no-PG -o gpu.bam in2.bam 2> gpu.err
+  check "BAM classified on the GPU equals the CPU's, record for record" cmp -s <(samtools view cpu.bam) <(samtools view gpu.bam)
+  "$SBF" filter -x idx.sbf --gpu 0 --remove human -1 g_1.fq -2 g_2.fq r1.fq r2.fq 2> /dev/null
+  "$SBF" filter -x idx.sbf --gpu none --remove human -1 c_1.fq -2 c_2.fq r1.fq r2.fq 2> /dev/null
+  check "filter on the GPU equals the CPU's" cmp -s g_1.fq c_1.fq
+else
+  n=$((n + 1)); echo "ok $n - GPU and CPU outputs identical # SKIP no GPU"
+fi
+
 # ---- outputs are complete or absent -----------------------------------------------------------------
 "$SBF" classify -x idx.sbf -o r1.fq r1.fq 2> err
 check "output equal to the input is refused" grep -q "r1.fq is an input" err
