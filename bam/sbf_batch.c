@@ -111,14 +111,14 @@ static void add_frag(sbf_batch_t *b, size_t r1, size_t r2, int mates)
     f->read[0] = (uint32_t)r1;
     f->n = 1;
     b->reads[r1].frag = (int32_t)b->n_frags;
-    b->bases += b->reads[r1].seq.l;
+    b->bases += sbf_read_len(&b->reads[r1]);
     if (mates) {
         f->read[1] = (uint32_t)r2;
         f->n = 2;
         b->reads[r1].mate = 1;
         b->reads[r2].mate = 2;
         b->reads[r2].frag = (int32_t)b->n_frags;
-        b->bases += b->reads[r2].seq.l;
+        b->bases += sbf_read_len(&b->reads[r2]);
     }
     ++b->n_frags;
 }
@@ -158,7 +158,7 @@ static int fill_by_flags(sbf_input_t *in, sbf_batch_t *b, uint64_t max_bases)
                 first->mate = m1;
                 r->mate = m2;
                 r->frag = (int32_t)open;
-                b->bases += r->seq.l;
+                b->bases += sbf_read_len(r);
                 open = -1;
                 continue;
             }

@@ -41,6 +41,7 @@ struct sbf_reader_s {
     sam_hdr_t *hdr;
     long long n_records;
     int read_failed;   /* a read already reported the problem: closing must not mask it */
+    int sam_no_ascii;
 };
 
 static const char *format_name(enum htsExactFormat f)
@@ -66,6 +67,7 @@ int sbf_reader_open(const char *path, const sbf_reader_opt_t *opt, sbf_reader_t 
     }
     int rc = SBFI_OK;
     htsThreadPool *pool = opt && opt->pool && opt->pool->pool ? opt->pool : NULL;
+    rd->sam_no_ascii = opt && opt->sam_no_ascii;
     hFILE *hf = hopen(path, "r");
     if (!hf) {
         rc = sbf_error_errno(SBFI_E_IO, errno, "%s: cannot open", path);
@@ -173,6 +175,10 @@ static int read_sam(sbf_reader_t *rd, sbf_read_t *r)
     r->name.l = r->seq.l = r->comment.l = r->qual.l = 0;
     if (kputs(bam_get_qname(b), &r->name) < 0 || ks_resize(&r->seq, (size_t)len + 1) < 0)
         return sbf_error(SBFI_E_NOMEM, "out of memory reading %s", rd->path);
+    if (rd->sam_no_ascii) {
+        r->seq.s[0] = '\0';
+        return 1;
+    }
     for (int i = 0; i < len; ++i)
         r->seq.s[i] = seq_nt16_str[bam_seqi(s, i)];
     r->seq.l = (size_t)len;

@@ -2,8 +2,10 @@
  * SAM, BAM and CRAM, detected from the content; "-" is standard input.
  *
  * A record keeps everything needed to write it back unchanged: the bam1_t of SAM/BAM/CRAM
- * input, or name, comment, sequence and qualities of FASTA/FASTQ input. Either way `name` and
- * `seq` (ASCII bases, as stored: not reverse-complemented) are filled for the engine. */
+ * input, or name, comment, sequence and qualities of FASTA/FASTQ input. `name` is always
+ * filled; `seq` holds the ASCII bases (as stored: not reverse-complemented), for SAM records
+ * too unless the reader was opened with sam_no_ascii (then the engine reads the 4-bit codes of
+ * the bam1_t as they are). */
 #ifndef SBF_READS_H
 #define SBF_READS_H
 
@@ -24,6 +26,9 @@ typedef struct {
 
 void sbf_read_free(sbf_read_t *r);
 
+/* Bases of the record. */
+static inline size_t sbf_read_len(const sbf_read_t *r) { return r->sam ? (size_t)r->b->core.l_qseq : r->seq.l; }
+
 /* SAM flags that make a record not classified (passed through in tag mode): secondary and
  * supplementary alignments repeat a primary record's read. */
 #define SBF_SKIP_FLAGS (BAM_FSECONDARY | BAM_FSUPPLEMENTARY)
@@ -37,6 +42,7 @@ typedef struct sbf_reader_s sbf_reader_t;
 typedef struct {
     htsThreadPool *pool;      /* decompression threads shared with other files, or NULL */
     const char *reference;    /* FASTA reference for CRAM input, or NULL (header's M5/UR) */
+    int sam_no_ascii;         /* SAM/BAM/CRAM: leave `seq` empty (the caller uses the bam1_t) */
 } sbf_reader_opt_t;
 
 /* Open path. Returns 0 or a negative status (message in sbf_error_message()). */

@@ -130,9 +130,12 @@ char *screen_cmdline(int argc, char **argv)
 
 typedef struct {
     sbf_batch_t batch;
-    const char **seqs;
-    size_t *lens;
+    const char **seqs;        /* FASTA/FASTQ reads for sbf_query() */
+    size_t *lens, *qtext;     /* qtext[q]: the batch read of query q */
+    const uint8_t **packed;   /* SAM/BAM/CRAM reads for sbf_query_nt16() */
+    size_t *plens, *qsam;
     uint32_t *kmers, *hits;   /* per read */
+    uint32_t *kmers2, *hits2; /* FASTA/FASTQ results of a mixed batch */
     size_t cap_reads;
     int32_t *cat;             /* per fragment: target, SBF_CAT_MULTI or SBF_CAT_NONE/NO_KMER */
     float *score;
@@ -188,41 +191,34 @@ static void fail(screen_t *s, const char *msg)
     sbf_queue_abort(&s->write_q);
 }
 
+/* realloc that leaves *p valid on failure */
+static int grow(void **p, size_t bytes)
+{
+    void *q = realloc(*p, bytes ? bytes : 1);
+    if (!q)
+        return -1;
+    *p = q;
+    return 0;
+}
+
 static int job_reserve(job_t *j, int R)
 {
     const sbf_batch_t *b = &j->batch;
     if (b->n_reads > j->cap_reads) {
-        size_t cap = b->cap_reads;
-        void *p;
-        if (!(p = realloc(j->seqs, cap * sizeof *j->seqs)))
+        size_t cap = b->cap_reads, hits = cap * (size_t)R * sizeof *j->hits;
+        if (grow((void **)&j->seqs, cap * sizeof *j->seqs) || grow((void **)&j->lens, cap * sizeof *j->lens) ||
+            grow((void **)&j->qtext, cap * sizeof *j->qtext) || grow((void **)&j->packed, cap * sizeof *j->packed) ||
+            grow((void **)&j->plens, cap * sizeof *j->plens) || grow((void **)&j->qsam, cap * sizeof *j->qsam) ||
+            grow((void **)&j->kmers, cap * sizeof *j->kmers) || grow((void **)&j->hits, hits) ||
+            grow((void **)&j->kmers2, cap * sizeof *j->kmers2) || grow((void **)&j->hits2, hits))
             return -1;
-        j->seqs = p;
-        if (!(p = realloc(j->lens, cap * sizeof *j->lens)))
-            return -1;
-        j->lens = p;
-        if (!(p = realloc(j->kmers, cap * sizeof *j->kmers)))
-            return -1;
-        j->kmers = p;
-        if (!(p = realloc(j->hits, cap * (size_t)R * sizeof *j->hits)))
-            return -1;
-        j->hits = p;
         j->cap_reads = cap;
     }
     if (b->n_frags > j->cap_frags) {
         size_t cap = b->cap_frags;
-        void *p;
-        if (!(p = realloc(j->cat, cap * sizeof *j->cat)))
+        if (grow((void **)&j->cat, cap * sizeof *j->cat) || grow((void **)&j->score, cap * sizeof *j->score) ||
+            grow((void **)&j->keep, cap * sizeof *j->keep) || grow((void **)&j->fhits, cap * (size_t)R * sizeof *j->fhits))
             return -1;
-        j->cat = p;
-        if (!(p = realloc(j->score, cap * sizeof *j->score)))
-            return -1;
-        j->score = p;
-        if (!(p = realloc(j->keep, cap * sizeof *j->keep)))
-            return -1;
-        j->keep = p;
-        if (!(p = realloc(j->fhits, cap * (size_t)R * sizeof *j->fhits)))
-            return -1;
-        j->fhits = p;
         j->cap_frags = cap;
     }
     return 0;
@@ -233,8 +229,14 @@ static void job_free(job_t *j)
     sbf_batch_free(&j->batch);
     free(j->seqs);
     free(j->lens);
+    free(j->qtext);
+    free(j->packed);
+    free(j->plens);
+    free(j->qsam);
     free(j->kmers);
     free(j->hits);
+    free(j->kmers2);
+    free(j->hits2);
     free(j->cat);
     free(j->score);
     free(j->keep);
@@ -287,15 +289,46 @@ static int classify_job(screen_t *s, job_t *j)
     const int R = s->R;
     if (job_reserve(j, R) < 0)
         return sbf_error(SBFI_E_NOMEM, "out of memory for a batch of %zu reads", b->n_reads);
+    /* SAM/BAM/CRAM records go to the engine as their 4-bit codes (half a byte per base, as
+     * bam1_t holds them), FASTA/FASTQ as text: two queries when a batch holds both (mate files
+     * of different formats), results scattered back by read. */
+    size_t n_text = 0, n_sam = 0;
     for (size_t i = 0; i < b->n_reads; ++i) {
         const sbf_read_t *r = &b->reads[i];
-        j->seqs[i] = r->seq.s ? r->seq.s : "";
-        j->lens[i] = r->frag >= 0 ? r->seq.l : 0;   /* unclassified records cost nothing */
         if (r->frag < 0)
             ++s->sum.extras;
+        if (r->sam) {
+            j->qsam[n_sam] = i;
+            j->packed[n_sam] = bam_get_seq(r->b);
+            j->plens[n_sam++] = r->frag >= 0 ? sbf_read_len(r) : 0;   /* unclassified records cost nothing */
+        } else {
+            j->qtext[n_text] = i;
+            j->seqs[n_text] = r->seq.s ? r->seq.s : "";
+            j->lens[n_text++] = r->frag >= 0 ? r->seq.l : 0;
+        }
     }
-    if (sbf_query(s->idx, b->n_reads, j->seqs, j->lens, j->kmers, j->hits, s->o->threads) != SBF_OK)
-        return SBFI_E_IO;
+    if (n_sam == b->n_reads) {
+        if (sbf_query_nt16(s->idx, n_sam, j->packed, j->plens, j->kmers, j->hits, s->o->threads) != SBF_OK)
+            return SBFI_E_IO;
+    } else if (n_text == b->n_reads) {
+        if (sbf_query(s->idx, n_text, j->seqs, j->lens, j->kmers, j->hits, s->o->threads) != SBF_OK)
+            return SBFI_E_IO;
+    } else {
+        if (sbf_query(s->idx, n_text, j->seqs, j->lens, j->kmers2, j->hits2, s->o->threads) != SBF_OK ||
+            sbf_query_nt16(s->idx, n_sam, j->packed, j->plens, j->kmers, j->hits, s->o->threads) != SBF_OK)
+            return SBFI_E_IO;
+        /* scatter from the back so the SAM results, in place, are read before being overwritten */
+        for (size_t q = n_sam; q-- > 0;) {
+            size_t i = j->qsam[q];
+            j->kmers[i] = j->kmers[q];
+            memmove(j->hits + i * (size_t)R, j->hits + q * (size_t)R, (size_t)R * sizeof *j->hits);
+        }
+        for (size_t q = 0; q < n_text; ++q) {
+            size_t i = j->qtext[q];
+            j->kmers[i] = j->kmers2[q];
+            memcpy(j->hits + i * (size_t)R, j->hits2 + q * (size_t)R, (size_t)R * sizeof *j->hits);
+        }
+    }
     screen_summary_t *sum = &s->sum;
     for (size_t f = 0; f < b->n_frags; ++f) {
         const sbf_frag_t *fr = &b->frags[f];
@@ -306,7 +339,7 @@ static int classify_job(screen_t *s, job_t *j)
             kmers += j->kmers[i];
             for (int t = 0; t < R; ++t)
                 h[t] += j->hits[i * (size_t)R + (size_t)t];
-            sum->bases_in += b->reads[i].seq.l;
+            sum->bases_in += sbf_read_len(&b->reads[i]);
         }
         double score;
         int cat = sbf_classify_fragment(&s->o->score, R, kmers, h, &score, s->passing);
@@ -371,7 +404,7 @@ static int write_job(screen_t *s, job_t *j)
         if (sbf_writer_write(s->outs[slot * n_mates + mate], r, tp) != SBFI_OK)
             return SBFI_E_IO;
         ++s->sum.reads_out;
-        s->sum.bases_out += r->seq.l;
+        s->sum.bases_out += sbf_read_len(r);
     }
     return SBFI_OK;
 }
@@ -605,7 +638,7 @@ static int open_inputs(screen_t *s, sbf_reader_t **first)
 {
     const screen_opt_t *o = s->o;
     sbf_reader_t *rd[2] = {NULL, NULL};
-    sbf_reader_opt_t ro = {.pool = &s->pool, .reference = o->reference};
+    sbf_reader_opt_t ro = {.pool = &s->pool, .reference = o->reference, .sam_no_ascii = 1};
     for (int i = 0; i < 2 && o->in[i]; ++i)
         if (sbf_reader_open(o->in[i], &ro, &rd[i]) != SBFI_OK) {
             cli_error(o->cmd, "%s", sbf_error_message());

@@ -108,6 +108,11 @@ check "samtools view -d sb:human selects the human reads" test "$(samtools view 
 "$SBF" classify -x idx.sbf --no-PG --hits --tags XC,XS,XH -O sam in.bam > out.sam 2> err
 check "--no-PG, --hits and --tags" test "$(grep -c '^@PG.*ID:sbf' out.sam)" -eq 0 -a "$(grep -v '^@' out.sam | grep -c 'XC:Z:.*XS:f:.*XH:B:I,')" -eq $((2 * total_pairs))
 
+# mate files of two formats (BAM + FASTQ): the engine gets 4-bit codes and text in one batch
+samtools import -0 r1.fq -o m1.bam 2> /dev/null
+"$SBF" classify -x idx.sbf -O fastq m1.bam r2.fq 2> /dev/null > mixed.fq
+check "BAM mate 1 + FASTQ mate 2 score like two FASTQ files" cmp -s <(category mixed.fq | awk 'NR % 2') <(category tagged_1.fq)
+
 # ---- CRAM with its reference -----------------------------------------------------------------------
 cat human_slice.fa ecoli_slice.fa > ref.fa && samtools faidx ref.fa
 # reads placed where they come from: exact slices of the references, mapped records
