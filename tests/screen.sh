@@ -140,6 +140,14 @@ check "split: the human file holds the human pairs" test "$(zcat split/s_human_1
 check "split: every record in the file of its category" \
   test "$(for f in split/*_1.fq.gz; do c=${f#split/s_}; c=${c%_1.fq.gz}; zcat "$f" | category /dev/stdin | grep -vcx "$c"; done | awk '{ s += $1 } END { print s }')" -eq 0
 check "split: all pairs written once" test "$(zcat split/*_2.fq.gz | awk 'NR % 4 == 1' | wc -l)" -eq $total_pairs
+# hostile target names cannot write outside the pattern's folder or hide there ('/' cannot be
+# given on the command line: it would be read as part of a path)
+"$SBF" build -o evil.sbf "..=$data/lambda.fa.gz" $'tab\there'"=$data/ecoli_slice.fa.gz" ".hidden=$data/saureus_slice.fa.gz" 2> /dev/null
+mkdir -p deep/split2
+(cd deep && "$SBF" classify -x ../evil.sbf --split 'split2/%.fq' ../lambda_1.fq 2> ../err)
+check "split: target names '..', '.hidden' and one with a tab become safe file names" \
+  test "$(cd deep/split2 && ls -A | sort | tr '\n' ' ')" = "_..fq _hidden.fq multi.fq none.fq tab_here.fq " -a ! -e deep/split2.fq
+check "split: the lambda reads are in the file of target '..'" test "$(awk 'NR % 4 == 1' deep/split2/_..fq | wc -l)" -ge 140
 "$SBF" classify -x idx.sbf --split 'split/x_#.fq' r1.fq 2> err
 check "split pattern without % is refused" grep -q "has no %" err
 
