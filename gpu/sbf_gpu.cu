@@ -1,11 +1,14 @@
 /* sbf_gpu.cu -- CUDA kernels computing the bits of filters/sbf_kmer.h, and their host side.
  *
- * Version 6 (history, predictions and measurements: doc/gpu-notes.md). Same definitions as the
+ * Version 7 (history, predictions and measurements: doc/gpu-notes.md). Same definitions as the
  * CPU engine: canonical words, the minimum m-mer hash of each k-mer's window, the shard key,
  * H bits per s-mer.
- *  - build_kernel: one thread per chunk of 64 k-mers; consecutive k-mers sharing a shard merge
- *    their bits into one 512-bit mask in registers before one atomicOr per word, so the result
- *    is the CPU's set union, byte for byte.
+ *  - build_warp_kernel (default): one warp per piece of 4096 k-mers, one position per lane
+ *    (warp_scan, shared with the query); the lanes of a step whose k-mers share a shard merge
+ *    their bits in shared memory before one atomicOr per word, so the result is the CPU's set
+ *    union, byte for byte.
+ *  - build_kernel: one thread per chunk of 64 k-mers, the same merging in registers
+ *    (SBF_GPU_BUILD_V6=1), kept for comparison.
  *  - query_warp_kernel (default): one warp per read, one position per lane; canonical words
  *    from shuffle prefix scans, the window minimum by doubling, each lane testing its k-mer.
  *    Reads come as ASCII or as BAM's 4-bit codes (decoded in the kernel); one sequence cut into
@@ -407,11 +410,106 @@ __global__ void __launch_bounds__(256) query_kernel(const uint8_t *__restrict__ 
  * hashes from shuffles of this step's and the previous step's hashes. */
 #define FULL_MASK 0xffffffffu
 
+/* The step shared by the warp-cooperative kernels: 32 positions of a sequence, one per lane.
+ * From this step's base codes and the state kept from the previous step it gives, for the lane's
+ * position, the number of consecutive valid bases ending there, the minimizer hash of the k-mer
+ * ending there and that k-mer's k-s+1 s-mer hashes (smer[0] the newest; only the low 32 bits
+ * when they hold all the bit positions). */
+template <class PT, bool SHARED, unsigned RING>
+struct warp_scan {
+    /* the s-mer bits need H * log2(shard bits) low bits of the hash */
+    typedef typename std::conditional<smer_bits<PT>::value <= 32, uint32_t, uint64_t>::type smer_word_t;
+    uint32_t carry;
+    uint64_t w_prev, le_prev, lv_prev[6];
+    smer_word_t hs_prev;
+
+    __device__ __forceinline__ void reset()
+    {
+        carry = 0;
+        w_prev = le_prev = 0;
+#pragma unroll
+        for (int i = 0; i < 6; ++i)
+            lv_prev[i] = ~0ULL;
+        hs_prev = (smer_word_t)~0ULL;
+    }
+
+    __device__ __forceinline__ uint32_t step(const PT &p, unsigned lane, unsigned c, uint64_t &mn, smer_word_t smer[RING])
+    {
+        /* consecutive valid bases ending here */
+        const unsigned bad = __ballot_sync(FULL_MASK, c > 3);
+        const unsigned upto = bad & (lane == 31 ? FULL_MASK : (2u << lane) - 1u);
+        const uint32_t valid = upto ? lane - (31 - __clz(upto)) : carry + lane + 1;
+        carry = __shfl_sync(FULL_MASK, valid, 31);
+        /* prefix scans over this step's bases: fw packs them with the newest low (shift and
+         * OR); le puts the complement of the base at lane i at bits 2i (an OR scan) */
+        uint64_t fw = c & 3, le = (uint64_t)(3 - (c & 3)) << (2 * lane);
+#pragma unroll
+        for (unsigned d = 1; d < 32; d <<= 1) {
+            uint64_t a = __shfl_up_sync(FULL_MASK, fw, d), b = __shfl_up_sync(FULL_MASK, le, d);
+            if (lane >= d) {
+                fw = (a << (2 * d)) | fw;
+                le |= b;
+            }
+        }
+        /* W: the last 32 bases, newest at bits 0-1; LE: their complements, newest at bits 62-63 */
+        const uint64_t W = lane == 31 ? fw : (w_prev << (2 * (lane + 1))) | fw;
+        const uint64_t LE = (lane == 31 ? 0 : le_prev >> (2 * (lane + 1))) | (le << (2 * (31 - lane)));
+        w_prev = __shfl_sync(FULL_MASK, W, 31);
+        le_prev = __shfl_sync(FULL_MASK, LE, 31);
+        const uint64_t fs = W & p.mask_s(), rs = LE >> (64 - 2 * p.s());
+        const uint64_t hs = sbf_hash_smer(fs < rs ? fs : rs);
+        uint64_t hm = hs;
+        if (!SHARED) {
+            const uint64_t fm = W & p.mask_m(), rm = LE >> (64 - 2 * p.m());
+            hm = sbf_hash_mmer(fm < rm ? fm : rm);
+        }
+        /* The window's minimum by doubling: level i holds the minimum of the 2^i m-mers ending
+         * here; each level reads level i 2^i positions back, from this step's lanes or the
+         * previous step's (whose levels were kept). Then the k-mer's s-mers: only the low 32
+         * bits of their hashes hold the bit positions (H x log2 bits <= 32 for the defaults), so
+         * one 32-bit shuffle each. */
+        uint64_t lv = hm;
+        unsigned level = 0;
+#pragma unroll
+        for (; level < 5; ++level) {
+            const unsigned d = 1u << level;
+            if (2 * d > p.w())
+                break;
+            const unsigned src = (lane - d) & 31;
+            const uint64_t cur = __shfl_sync(FULL_MASK, lv, src), prv = __shfl_sync(FULL_MASK, lv_prev[level], src);
+            lv_prev[level] = lv;
+            const uint64_t back = lane >= d ? cur : prv;
+            lv = back < lv ? back : lv;
+        }
+        {
+            /* level `level` covers P = 2^level <= w m-mers; the rest from w - P back */
+            const unsigned rest = p.w() - (1u << level);
+            const unsigned src = (lane - rest) & 31;
+            const uint64_t cur = __shfl_sync(FULL_MASK, lv, src), prv = __shfl_sync(FULL_MASK, lv_prev[level], src);
+            lv_prev[level] = lv;
+            const uint64_t back = rest == 0 ? lv : lane >= rest ? cur : prv;
+            mn = back < lv ? back : lv;
+        }
+        const smer_word_t hs_word = (smer_word_t)hs;
+#pragma unroll
+        for (unsigned t = 0; t < RING; ++t) {
+            if (t > p.extra())
+                break;
+            const unsigned src = (lane - t) & 31;
+            const smer_word_t cur = __shfl_sync(FULL_MASK, hs_word, src), prv = __shfl_sync(FULL_MASK, hs_prev, src);
+            smer[t] = lane >= t ? cur : prv;
+        }
+        hs_prev = hs_word;
+        return valid;
+    }
+};
+
 template <class PT, bool SHARED, int GROUP, unsigned RING, class IN, class LAYOUT>
 __global__ void __launch_bounds__(256) query_warp_kernel(const uint8_t *__restrict__ seqs, LAYOUT layout, uint64_t n, PT p,
                                                          const dev_target *__restrict__ targets, int R,
                                                          uint32_t *kmers, uint32_t *hits)
 {
+    typedef warp_scan<PT, SHARED, RING> scan_t;
     const unsigned lane = threadIdx.x & 31;
     const uint64_t warp = (blockIdx.x * (uint64_t)blockDim.x + threadIdx.x) >> 5;
     const uint64_t n_warps = ((uint64_t)gridDim.x * blockDim.x) >> 5;
@@ -424,80 +522,15 @@ __global__ void __launch_bounds__(256) query_warp_kernel(const uint8_t *__restri
 #pragma unroll
             for (int t = 0; t < GROUP; ++t)
                 count[t] = 0;
-            uint32_t nk = 0, carry = 0;
-            /* the s-mer bits need H * log2(shard bits) low bits of the hash */
-            typedef typename std::conditional<smer_bits<PT>::value <= 32, uint32_t, uint64_t>::type smer_word_t;
-            uint64_t w_prev = 0, le_prev = 0, lv_prev[6] = {~0ULL, ~0ULL, ~0ULL, ~0ULL, ~0ULL, ~0ULL};
-            smer_word_t hs_prev = (smer_word_t)~0ULL;
+            uint32_t nk = 0;
+            scan_t sc;
+            sc.reset();
             for (uint64_t base = 0; base < len; base += 32) {
                 const uint64_t pos = base + lane;
                 const unsigned c = pos < len ? IN::code(seqs, start + pos) : SBF_BASE_INVALID;
-                /* consecutive valid bases ending here */
-                const unsigned bad = __ballot_sync(FULL_MASK, c > 3);
-                const unsigned upto = bad & (lane == 31 ? FULL_MASK : (2u << lane) - 1u);
-                const uint32_t valid = upto ? lane - (31 - __clz(upto)) : carry + lane + 1;
-                carry = __shfl_sync(FULL_MASK, valid, 31);
-                /* prefix scans over this step's bases: fw packs them with the newest low (shift and
-                 * OR); le puts the complement of the base at lane i at bits 2i (an OR scan) */
-                uint64_t fw = c & 3, le = (uint64_t)(3 - (c & 3)) << (2 * lane);
-#pragma unroll
-                for (unsigned d = 1; d < 32; d <<= 1) {
-                    uint64_t a = __shfl_up_sync(FULL_MASK, fw, d), b = __shfl_up_sync(FULL_MASK, le, d);
-                    if (lane >= d) {
-                        fw = (a << (2 * d)) | fw;
-                        le |= b;
-                    }
-                }
-                /* W: the last 32 bases, newest at bits 0-1; LE: their complements, newest at bits 62-63 */
-                const uint64_t W = lane == 31 ? fw : (w_prev << (2 * (lane + 1))) | fw;
-                const uint64_t LE = (lane == 31 ? 0 : le_prev >> (2 * (lane + 1))) | (le << (2 * (31 - lane)));
-                w_prev = __shfl_sync(FULL_MASK, W, 31);
-                le_prev = __shfl_sync(FULL_MASK, LE, 31);
-                const uint64_t fs = W & p.mask_s(), rs = LE >> (64 - 2 * p.s());
-                const uint64_t hs = sbf_hash_smer(fs < rs ? fs : rs);
-                uint64_t hm = hs;
-                if (!SHARED) {
-                    const uint64_t fm = W & p.mask_m(), rm = LE >> (64 - 2 * p.m());
-                    hm = sbf_hash_mmer(fm < rm ? fm : rm);
-                }
-                /* The window's minimum by doubling: level i holds the minimum of the 2^i m-mers
-                 * ending here; each level reads level i 2^i positions back, from this step's lanes
-                 * or the previous step's (whose levels were kept). Then the k-mer's s-mers: only
-                 * the low 32 bits of their hashes hold the bit positions (H x log2 bits <= 32 for
-                 * the defaults), so one 32-bit shuffle each. */
-                uint64_t lv = hm, mn;
-                unsigned level = 0;
-#pragma unroll
-                for (; level < 5; ++level) {
-                    const unsigned d = 1u << level;
-                    if (2 * d > p.w())
-                        break;
-                    const unsigned src = (lane - d) & 31;
-                    const uint64_t cur = __shfl_sync(FULL_MASK, lv, src), prv = __shfl_sync(FULL_MASK, lv_prev[level], src);
-                    lv_prev[level] = lv;
-                    const uint64_t back = lane >= d ? cur : prv;
-                    lv = back < lv ? back : lv;
-                }
-                {
-                    /* level `level` covers P = 2^level <= w m-mers; the rest from w - P back */
-                    const unsigned rest = p.w() - (1u << level);
-                    const unsigned src = (lane - rest) & 31;
-                    const uint64_t cur = __shfl_sync(FULL_MASK, lv, src), prv = __shfl_sync(FULL_MASK, lv_prev[level], src);
-                    lv_prev[level] = lv;
-                    const uint64_t back = rest == 0 ? lv : lane >= rest ? cur : prv;
-                    mn = back < lv ? back : lv;
-                }
-                smer_word_t smer[RING];
-                const smer_word_t hs_word = (smer_word_t)hs;
-#pragma unroll
-                for (unsigned t = 0; t < RING; ++t) {
-                    if (t > p.extra())
-                        break;
-                    const unsigned src = (lane - t) & 31;
-                    const smer_word_t cur = __shfl_sync(FULL_MASK, hs_word, src), prv = __shfl_sync(FULL_MASK, hs_prev, src);
-                    smer[t] = lane >= t ? cur : prv;
-                }
-                hs_prev = hs_word;
+                uint64_t mn;
+                typename scan_t::smer_word_t smer[RING];
+                const uint32_t valid = sc.step(p, lane, c, mn, smer);
                 const int kmer = pos < len && valid >= p.k();
                 nk += kmer;
                 int found0 = 0; /* the k-mer is present in the group's first target */
@@ -541,6 +574,79 @@ __global__ void __launch_bounds__(256) query_warp_kernel(const uint8_t *__restri
                 if (r0 == 0)
                     kmers[i] = nk;
             }
+        }
+    }
+}
+
+#define BUILD_PIECE 4096u /* k-mers per warp of the warp-cooperative build */
+
+/* v7 build: one warp per piece of BUILD_PIECE k-mers (BUILD_PIECE + k - 1 bases; consecutive
+ * pieces overlap by k - 1), one position per lane, through the query's warp_scan. A k-mer sets
+ * the bits of its k-s+1 s-mers in its shard; when the previous k-mer is in the same shard, only
+ * the newest s-mer is new (the CPU's runs). The lanes whose k-mers share a shard in this step
+ * (__match_any_sync over the lanes holding a k-mer, never the full mask) OR their bits into one
+ * slot of shared memory, the group's first lane's; that lane then ORs the slot's non-zero words
+ * into the filter, one atomicOr each. No lane runs a slow path alone. */
+template <class PT, bool SHARED, unsigned RING>
+__global__ void __launch_bounds__(256) build_warp_kernel(const uint8_t *__restrict__ codes, uint64_t len, PT p,
+                                                         uint64_t n_shards, unsigned long long *bits, uint64_t n_pieces)
+{
+    typedef warp_scan<PT, SHARED, RING> scan_t;
+    __shared__ unsigned slots[8][32][16]; /* per warp of the block and leader lane: a 512-bit shard */
+    const unsigned lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
+    const uint64_t warp = (blockIdx.x * (uint64_t)blockDim.x + threadIdx.x) >> 5;
+    const uint64_t n_warps = ((uint64_t)gridDim.x * blockDim.x) >> 5;
+#pragma unroll
+    for (unsigned q = 0; q < 16; ++q)
+        slots[wib][lane][q] = 0;
+    __syncwarp();
+    for (uint64_t piece = warp; piece < n_pieces; piece += n_warps) {
+        const uint64_t start = piece * BUILD_PIECE;
+        const uint64_t plen = (start + BUILD_PIECE + p.k() - 1 < len ? start + BUILD_PIECE + p.k() - 1 : len) - start;
+        scan_t sc;
+        sc.reset();
+        uint64_t last_shard = ~0ULL; /* shard of the k-mer ending just before this step (none: ~0) */
+        for (uint64_t base = 0; base < plen; base += 32) {
+            const uint64_t pos = base + lane;
+            const unsigned c = pos < plen ? codes[start + pos] : SBF_BASE_INVALID;
+            uint64_t mn;
+            typename scan_t::smer_word_t smer[RING];
+            const uint32_t valid = sc.step(p, lane, c, mn, smer);
+            const bool kmer = pos < plen && valid >= p.k();
+            const uint64_t shard = kmer ? sbf_shard_index(mn, n_shards) : ~0ULL;
+            const uint64_t up = __shfl_up_sync(FULL_MASK, shard, 1);
+            const uint64_t before = lane == 0 ? last_shard : up;
+            last_shard = __shfl_sync(FULL_MASK, shard, 31);
+            const unsigned active = __ballot_sync(FULL_MASK, kmer);
+            if (kmer) {
+                const unsigned group = __match_any_sync(active, shard);
+                const unsigned leader = __ffs(group) - 1;
+                unsigned *slot = slots[wib][leader];
+                const unsigned n_new = before == shard ? 1 : p.extra() + 1;
+#pragma unroll
+                for (unsigned j = 0; j < RING; ++j) {
+                    if (j > p.extra() || j >= n_new)
+                        break;
+                    for (unsigned b = 0; b < p.H(); ++b) {
+                        const unsigned bit = sbf_smer_bit(smer[j], b, p.log2b());
+                        atomicOr(slot + (bit >> 5), 1u << (bit & 31));
+                    }
+                }
+                __syncwarp(group);
+                if (lane == leader) {
+                    unsigned long long *dst = bits + shard * p.words();
+#pragma unroll
+                    for (unsigned q = 0; q < 8; ++q) {
+                        if (q >= p.words())
+                            break;
+                        const unsigned long long v = slot[2 * q] | (unsigned long long)slot[2 * q + 1] << 32;
+                        if (v)
+                            atomicOr(dst + q, v);
+                        slot[2 * q] = slot[2 * q + 1] = 0;
+                    }
+                }
+            }
+            __syncwarp(); /* the slots are clear before the next step's groups use them */
         }
     }
 }
@@ -600,24 +706,40 @@ static unsigned ring_for(const kparams &kp)
     return need <= 8 ? 8 : need <= 16 ? 16 : 32;
 }
 
+/* The build kernel: v7 (one warp per piece) unless SBF_GPU_BUILD_V6=1 asks for the thread-per-
+ * chunk kernel, kept for comparison. `blocks` sizes the v6 grid, `wblocks` the v7 one. */
 template <bool SHARED, unsigned RING>
-static void launch_build_t(int blocks, const uint8_t *codes, uint64_t len, const kparams &kp, uint64_t n_shards,
-                           unsigned long long *bits, uint64_t n_chunks)
+static void launch_build_t(int blocks, int wblocks, const uint8_t *codes, uint64_t len, const kparams &kp,
+                           uint64_t n_shards, unsigned long long *bits)
 {
-    if (is_default(kp))
-        build_kernel<default_params, SHARED, RING><<<blocks, 256>>>(codes, len, default_params(), n_shards, bits, n_chunks);
-    else
+    const uint64_t kmers = len >= kp.k() ? len - kp.k() + 1 : 0;
+    const uint64_t n_chunks = (kmers + BUILD_CHUNK - 1) / BUILD_CHUNK, n_pieces = (kmers + BUILD_PIECE - 1) / BUILD_PIECE;
+    const bool v6 = getenv("SBF_GPU_BUILD_V6") != NULL;
+    /* the default parameters have m == s and rings of 8: only that instance exists */
+    if constexpr (SHARED && RING == 8) {
+        if (is_default(kp) && !getenv("SBF_GPU_GENERIC")) {
+            if (v6)
+                build_kernel<default_params, SHARED, RING><<<blocks, 256>>>(codes, len, default_params(), n_shards, bits, n_chunks);
+            else
+                build_warp_kernel<default_params, SHARED, RING>
+                    <<<wblocks, 256>>>(codes, len, default_params(), n_shards, bits, n_pieces);
+            return;
+        }
+    }
+    if (v6)
         build_kernel<kparams, SHARED, RING><<<blocks, 256>>>(codes, len, kp, n_shards, bits, n_chunks);
+    else
+        build_warp_kernel<kparams, SHARED, RING><<<wblocks, 256>>>(codes, len, kp, n_shards, bits, n_pieces);
 }
 
-static void launch_build(int blocks, const uint8_t *codes, uint64_t len, const kparams &kp, uint64_t n_shards,
-                         unsigned long long *bits, uint64_t n_chunks)
+static void launch_build(int blocks, int wblocks, const uint8_t *codes, uint64_t len, const kparams &kp,
+                         uint64_t n_shards, unsigned long long *bits)
 {
     const unsigned ring = ring_for(kp);
     const bool shared = kp.m() == kp.s();
 #define BUILD_CASE(S, RG) \
     if (shared == S && ring == RG) \
-        return launch_build_t<S, RG>(blocks, codes, len, kp, n_shards, bits, n_chunks);
+        return launch_build_t<S, RG>(blocks, wblocks, codes, len, kp, n_shards, bits);
     BUILD_CASE(true, 8) BUILD_CASE(true, 16) BUILD_CASE(true, 32)
     BUILD_CASE(false, 8) BUILD_CASE(false, 16) BUILD_CASE(false, 32)
 #undef BUILD_CASE
@@ -742,12 +864,13 @@ fail:
 static int build_on_device(int device, const sbf_index_t *idx, sbf_target_t *t, const uint8_t *codes, uint64_t len,
                            int repeats, double *ms_median)
 {
-    int rc = SBFI_OK, blocks = 0;
+    int rc = SBFI_OK, blocks = 0, wblocks = 0;
     const kparams kp = make_params(&idx->params);
     const size_t bytes = sbf_target_bytes(idx, t);
     uint8_t *d_codes = NULL;
     unsigned long long *d_bits = NULL;
     const uint64_t n_chunks = len >= kp.k() ? (len - kp.k() + 1 + BUILD_CHUNK - 1) / BUILD_CHUNK : 0;
+    const uint64_t n_pieces = len >= kp.k() ? (len - kp.k() + 1 + BUILD_PIECE - 1) / BUILD_PIECE : 0;
 
     CUDA_TRY(cudaSetDevice(device));
     CUDA_TRY(cudaMalloc(&d_codes, len + 8)); /* + 8: the kernel reads 8 bytes at a time */
@@ -755,10 +878,10 @@ static int build_on_device(int device, const sbf_index_t *idx, sbf_target_t *t, 
     CUDA_TRY(cudaMalloc(&d_bits, bytes));
     CUDA_TRY(cudaMemcpy(d_codes, codes, len, cudaMemcpyHostToDevice));
     CUDA_TRY(cudaMemcpy(d_bits, t->bits, bytes, cudaMemcpyHostToDevice));
-    if ((rc = grid_for(n_chunks, device, &blocks)))
+    if ((rc = grid_for(n_chunks, device, &blocks)) || (rc = grid_for(n_pieces * 32, device, &wblocks)))
         goto fail;
     if (n_chunks) {
-        launch_build(blocks, d_codes, len, kp, t->n_shards, d_bits, n_chunks);
+        launch_build(blocks, wblocks, d_codes, len, kp, t->n_shards, d_bits);
         CUDA_TRY(cudaGetLastError());
         CUDA_TRY(cudaDeviceSynchronize());
     }
@@ -767,7 +890,7 @@ static int build_on_device(int device, const sbf_index_t *idx, sbf_target_t *t, 
         rc = time_median(
             repeats, ms_median, [&] { return cudaMemset(d_bits, 0, bytes); },
             [&] {
-                launch_build(blocks, d_codes, len, kp, t->n_shards, d_bits, n_chunks);
+                launch_build(blocks, wblocks, d_codes, len, kp, t->n_shards, d_bits);
                 return cudaGetLastError();
             });
         if (rc)
