@@ -20,6 +20,9 @@ SBF_GPU_GENOMES=".devdata/lambda_virus.fa.gz .devdata/MG1655-K12.fasta.gz .devda
 echo "== the command line: tests/cli.sh with a GPU present, then chr20 through sbf on both engines"
 SBF=$PWD/sbf srcdir=$PWD/tests tests/cli.sh > "$out/cli.log" 2>&1; rc=$?
 grep -E '^not ok|passed, ' "$out/cli.log"; [ "$rc" -eq 0 ] || status=1
+echo "== read screening: tests/screen.sh with a GPU present (its GPU cases compare both engines)"
+SBF=$PWD/sbf srcdir=$PWD/tests tests/screen.sh > "$out/screen.log" 2>&1; rc=$?
+grep -E '^not ok|GPU|^#' "$out/screen.log" | head -20; [ "$rc" -eq 0 ] || status=1
 ./sbf --version | sed -n '4,5p'
 tmp=$(mktemp -d)
 ./sbf build --gpu none -@ 8 -o "$tmp/cpu.sbf" .devdata/20.fa.gz .devdata/MG1655-K12.fasta.gz .devdata/lambda_virus.fa.gz &&
@@ -29,6 +32,12 @@ zcat .devdata/20.fa.gz > "$tmp/20.fa" && wgsim -N 200000 -1 150 -2 150 -e 0.002 
   ./sbf query --gpu none -@ 8 -x "$tmp/cpu.sbf" "$tmp/r1.fq" "$tmp/r2.fq" > "$tmp/cpu.tsv" &&
   ./sbf query --gpu 0 -x "$tmp/cpu.sbf" "$tmp/r1.fq" "$tmp/r2.fq" > "$tmp/gpu.tsv" &&
   cmp "$tmp/cpu.tsv" "$tmp/gpu.tsv" && echo "sbf query: 200,000 wgsim pairs identical on CPU and GPU ($(wc -l < "$tmp/gpu.tsv") lines)" || status=1
+samtools import -@ 8 -1 "$tmp/r1.fq" -2 "$tmp/r2.fq" -o "$tmp/in.bam" 2> /dev/null &&
+  ./sbf classify --gpu none -@ 8 --hits -x "$tmp/cpu.sbf" -o "$tmp/cpu.bam" --json "$tmp/cpu.json" "$tmp/in.bam" 2> /dev/null &&
+  ./sbf classify --gpu 0 -@ 8 --hits -x "$tmp/cpu.sbf" -o "$tmp/gpu.bam" --json "$tmp/gpu.json" --stats "$tmp/in.bam" 2> "$tmp/gpu.err" &&
+  cmp <(samtools view "$tmp/cpu.bam") <(samtools view "$tmp/gpu.bam") &&
+  echo "sbf classify: 200,000 BAM pairs tagged identically on CPU and GPU" || status=1
+grep -E 'engine|stages' "$tmp/gpu.err"; grep -h '"seconds"' "$tmp/cpu.json" "$tmp/gpu.json" | tr -d '\n'; echo " (CPU, GPU)"
 rm -rf "$tmp"
 if [ "${SKIP_SANITIZER:-0}" != 1 ]; then
   for tool in memcheck racecheck initcheck synccheck; do
