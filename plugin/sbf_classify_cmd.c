@@ -47,6 +47,38 @@ static int parse_tag_names(const char *arg, sbf_tagnames_t *t)
 }
 
 
+static int classify_option(screen_opt_t *o, int c, const char *arg)
+{
+    switch (c) {
+    case OPT_SPLIT:
+        o->mode = SCREEN_SPLIT;
+        o->split_pattern = arg;
+        return 0;
+    case OPT_HITS: o->tags.with_hits = 1; return 0;
+    case OPT_TAGS:
+        if (parse_tag_names(arg, &o->tags) == 0)
+            return 0;
+        cli_error(o->cmd, "invalid value '%s' for --tags: three two-character SAM tag names, e.g. sb,ss,sh", arg);
+        return -1;
+    default: return 1;
+    }
+}
+
+static int classify_check(screen_opt_t *o)
+{
+    if (o->mode != SCREEN_SPLIT)
+        return 0;
+    if (!strchr(o->split_pattern, '%')) {
+        cli_error(o->cmd, "--split '%s' has no %% (where the category name goes)", o->split_pattern);
+        return -1;
+    }
+    if (o->out || o->out1 || o->out2) {
+        cli_error(o->cmd, "--split writes its own files: -o, -1 and -2 cannot be used with it");
+        return -1;
+    }
+    return 0;
+}
+
 int main_classify(int argc, char **argv)
 {
     static const struct option lopts[] = {SCREEN_COMMON_LONG_OPTIONS,
@@ -54,52 +86,7 @@ int main_classify(int argc, char **argv)
                                           {"hits", no_argument, NULL, OPT_HITS},
                                           {"tags", required_argument, NULL, OPT_TAGS},
                                           {NULL, 0, NULL, 0}};
-    screen_opt_t o;
-    screen_opt_init(&o, "classify", SCREEN_TAG);
-    char *cmdline = screen_cmdline(argc, argv);
-    o.pg_cmdline = cmdline;
-    int c, status = 1;
-    while ((c = getopt_long(argc, argv, screen_common_short, lopts, NULL)) >= 0) {
-        if (c == 'h') {
-            usage_classify(stdout);
-            free(cmdline);
-            return 0;
-        }
-        int r = screen_parse_common(&o, c, optarg);
-        if (r < 0)
-            goto done;
-        if (r > 0)
-            continue;
-        switch (c) {
-        case OPT_SPLIT:
-            o.mode = SCREEN_SPLIT;
-            o.split_pattern = optarg;
-            break;
-        case OPT_HITS: o.tags.with_hits = 1; break;
-        case OPT_TAGS:
-            if (parse_tag_names(optarg, &o.tags) < 0) {
-                cli_error(o.cmd, "invalid value '%s' for --tags: three two-character SAM tag names, e.g. sb,ss,sh",
-                          optarg);
-                goto done;
-            }
-            break;
-        default: usage_classify(stderr); goto done;
-        }
-    }
-    if (o.mode == SCREEN_SPLIT) {
-        if (!strchr(o.split_pattern, '%')) {
-            cli_error(o.cmd, "--split '%s' has no %% (where the category name goes)", o.split_pattern);
-            goto done;
-        }
-        if (o.out || o.out1 || o.out2) {
-            cli_error(o.cmd, "--split writes its own files: -o, -1 and -2 cannot be used with it");
-            goto done;
-        }
-    }
-    if (screen_check_io(&o, argc, argv, optind, usage_classify) < 0)
-        goto done;
-    status = screen_run(&o);
-done:
-    free(cmdline);
-    return status;
+    static const screen_command_t command = {"classify", SCREEN_TAG, lopts, usage_classify, classify_option,
+                                             classify_check};
+    return screen_main(&command, argc, argv);
 }

@@ -26,6 +26,24 @@ void usage_filter(FILE *fp)
 }
 
 
+static int filter_option(screen_opt_t *o, int c, const char *arg)
+{
+    if (c != OPT_REMOVE && c != OPT_KEEP && c != OPT_INVERT)
+        return 1;
+    if (c == OPT_INVERT) {
+        o->invert = 1;
+        return 0;
+    }
+    int keep = c == OPT_KEEP;
+    if (o->select && o->keep != keep) {
+        cli_error(o->cmd, "--remove and --keep cannot be used together");
+        return -1;
+    }
+    o->select = arg;
+    o->keep = keep;
+    return 0;
+}
+
 int main_filter(int argc, char **argv)
 {
     static const struct option lopts[] = {SCREEN_COMMON_LONG_OPTIONS,
@@ -33,37 +51,6 @@ int main_filter(int argc, char **argv)
                                           {"keep", required_argument, NULL, OPT_KEEP},
                                           {"invert", no_argument, NULL, OPT_INVERT},
                                           {NULL, 0, NULL, 0}};
-    screen_opt_t o;
-    screen_opt_init(&o, "filter", SCREEN_FILTER);
-    char *cmdline = screen_cmdline(argc, argv);
-    o.pg_cmdline = cmdline;
-    int c, status = 1, removes = 0, keeps = 0;
-    while ((c = getopt_long(argc, argv, screen_common_short, lopts, NULL)) >= 0) {
-        if (c == 'h') {
-            usage_filter(stdout);
-            free(cmdline);
-            return 0;
-        }
-        int r = screen_parse_common(&o, c, optarg);
-        if (r < 0)
-            goto done;
-        if (r > 0)
-            continue;
-        switch (c) {
-        case OPT_REMOVE: o.select = optarg; removes = 1; break;
-        case OPT_KEEP: o.select = optarg; o.keep = 1; keeps = 1; break;
-        case OPT_INVERT: o.invert = 1; break;
-        default: usage_filter(stderr); goto done;
-        }
-    }
-    if (removes && keeps) {
-        cli_error(o.cmd, "--remove and --keep cannot be used together");
-        goto done;
-    }
-    if (screen_check_io(&o, argc, argv, optind, usage_filter) < 0)
-        goto done;
-    status = screen_run(&o);
-done:
-    free(cmdline);
-    return status;
+    static const screen_command_t command = {"filter", SCREEN_FILTER, lopts, usage_filter, filter_option, NULL};
+    return screen_main(&command, argc, argv);
 }

@@ -855,3 +855,37 @@ int screen_check_io(screen_opt_t *o, int argc, char **argv, int optind_, void (*
                         "single reads go to -1\n", o->cmd);
     return 0;
 }
+
+int screen_main(const screen_command_t *sc, int argc, char **argv)
+{
+    screen_opt_t o;
+    screen_opt_init(&o, sc->cmd, sc->mode);
+    char *cmdline = screen_cmdline(argc, argv);
+    if (!cmdline) {
+        cli_error(sc->cmd, "out of memory");
+        return 1;
+    }
+    o.pg_cmdline = cmdline;
+    int c, status = 1;
+    while ((c = getopt_long(argc, argv, screen_common_short, sc->long_options, NULL)) >= 0) {
+        if (c == 'h') {
+            sc->usage(stdout);
+            free(cmdline);
+            return 0;
+        }
+        int r = screen_parse_common(&o, c, optarg);   /* 1 taken, 0 not ours, -1 bad value */
+        if (r == 0) {
+            int own = sc->option(&o, c, optarg);       /* 0 taken, 1 unknown (or getopt's '?') */
+            if (own == 1)
+                sc->usage(stderr);
+            r = own == 0 ? 1 : -1;
+        }
+        if (r < 0)
+            goto done;
+    }
+    if ((!sc->check || sc->check(&o) == 0) && screen_check_io(&o, argc, argv, optind, sc->usage) == 0)
+        status = screen_run(&o);
+done:
+    free(cmdline);
+    return status;
+}

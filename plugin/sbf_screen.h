@@ -4,6 +4,7 @@
 #define SBF_SCREEN_H
 
 #include <stdint.h>
+#include <getopt.h>
 #include <stdio.h>
 
 #include "../bam/sbf_writer.h"
@@ -55,6 +56,19 @@ extern const char screen_common_short[];
         {"no-progress", no_argument, NULL, OPT_NO_PROGRESS}, {"no-PG", no_argument, NULL, OPT_NO_PG},  \
         {"write-index", no_argument, NULL, OPT_WRITE_INDEX}, {"stats", no_argument, NULL, OPT_STATS},  \
         {"help", no_argument, NULL, 'h'}, {"output1", required_argument, NULL, '1'}, {"output2", required_argument, NULL, '2'}
+
+/* A screening subcommand: its own options on top of the common ones. */
+typedef struct {
+    const char *cmd;
+    screen_mode_t mode;
+    const struct option *long_options;   /* SCREEN_COMMON_LONG_OPTIONS plus its own */
+    void (*usage)(FILE *fp);
+    int (*option)(screen_opt_t *o, int c, const char *arg);   /* 0 done, -1 error (printed), 1 unknown */
+    int (*check)(screen_opt_t *o);                              /* after parsing, or NULL; -1 error */
+} screen_command_t;
+
+/* Parse argv (argv[0] is the subcommand), check, run: the exit status. */
+int screen_main(const screen_command_t *sc, int argc, char **argv);
 
 /* Check inputs and outputs named on the command line (argv[optind_..]); -1 after printing. */
 int screen_check_io(screen_opt_t *o, int argc, char **argv, int optind_, void (*usage)(FILE *));
