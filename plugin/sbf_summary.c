@@ -104,9 +104,11 @@ int summary_write_json(const screen_summary_t *s, const char *path)
 
 void summary_print(const screen_summary_t *s, FILE *fp)
 {
-    fprintf(fp, "sbf %s: %llu %s (%llu reads, %.1f Mbp) in %.2f s, %.0f reads/s; engine %s\n", s->cmd,
-            (unsigned long long)s->frags, s->unit, (unsigned long long)s->reads_in, (double)s->bases_in / 1e6,
-            s->seconds, s->seconds > 0 ? (double)s->reads_in / s->seconds : 0.0, s->engine);
+    fprintf(fp, "sbf %s: %llu %s", s->cmd, (unsigned long long)s->frags, s->unit);
+    if (s->reads_in != s->frags)
+        fprintf(fp, " (%llu reads)", (unsigned long long)s->reads_in);
+    fprintf(fp, ", %.1f Mbp in %.2f s, %.0f reads/s; engine %s\n", (double)s->bases_in / 1e6, s->seconds,
+            s->seconds > 0 ? (double)s->reads_in / s->seconds : 0.0, s->engine);
     size_t w = 8;
     for (int c = 0; c < s->n_targets + 2; ++c)
         if (strlen(s->names[c]) > w)
