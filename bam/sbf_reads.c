@@ -134,6 +134,12 @@ fail:
 static int kstring_set(kstring_t *ks, const char *s, size_t len)
 {
     ks->l = 0;
+    if (len == 0) {   /* kseq leaves absent comments and qualities as NULL */
+        if (ks_resize(ks, 1) < 0)
+            return -1;
+        ks->s[0] = '\0';
+        return 0;
+    }
     return kputsn(s, len, ks) < 0 ? -1 : 0;
 }
 
