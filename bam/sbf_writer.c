@@ -155,6 +155,7 @@ static int open_hts(sbf_writer_t *w, const char *name, hFILE *hf)
         if (!(w->idx_tmp = malloc(len)))
             return sbf_error(SBFI_E_NOMEM, "out of memory");
         snprintf(w->idx_tmp, len, "%s.%s", w->tmp, o->spec.fmt == SBF_OUT_BAM ? "csi" : "crai");
+        sbf_tmpfile_track(w->idx_tmp);
         if (sam_idx_init(w->hts, w->hdr, o->spec.fmt == SBF_OUT_BAM ? 14 : 0, w->idx_tmp) < 0)
             return sbf_error(SBFI_E_IO, "%s: cannot start the index", sbf_writer_path(w));
     }
@@ -411,19 +412,19 @@ int sbf_writer_commit(sbf_writer_t *w)
                 rc = sbf_error(SBFI_E_NOMEM, "out of memory");
             } else {
                 snprintf(idx, n, "%s.%s", w->path, w->opt.spec.fmt == SBF_OUT_BAM ? "csi" : "crai");
-                if (rename(w->idx_tmp, idx) != 0)
+                if (sbf_tmpfile_commit(w->idx_tmp, idx) != 0)
                     rc = sbf_error_errno(SBFI_E_IO, errno, "%s: cannot rename the index into place", idx);
                 free(idx);
             }
         }
-        if (rc == SBFI_OK && rename(w->tmp, w->path) != 0)
+        if (rc == SBFI_OK && sbf_tmpfile_commit(w->tmp, w->path) != 0)
             rc = sbf_error_errno(SBFI_E_IO, errno, "%s: cannot rename the temporary file into place", w->path);
     }
     if (rc != SBFI_OK) {
         if (w->tmp)
-            unlink(w->tmp);
+            sbf_tmpfile_discard(w->tmp);
         if (w->idx_tmp)
-            unlink(w->idx_tmp);
+            sbf_tmpfile_discard(w->idx_tmp);
     }
     writer_free(w);
     return rc;
@@ -436,9 +437,9 @@ void sbf_writer_abort(sbf_writer_t *w)
     int saved = errno;
     writer_close(w, 0);
     if (w->tmp)
-        unlink(w->tmp);
+        sbf_tmpfile_discard(w->tmp);
     if (w->idx_tmp)
-        unlink(w->idx_tmp);
+        sbf_tmpfile_discard(w->idx_tmp);
     writer_free(w);
     errno = saved;
 }

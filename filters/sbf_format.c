@@ -237,10 +237,10 @@ int sbf_index_write(sbf_index_t *idx, const char *path)
         rc = sbf_error_errno(SBFI_E_IO, errno, "%s: fsync failed", path);
     if (close(fd) != 0 && rc == SBFI_OK)
         rc = sbf_error_errno(SBFI_E_IO, errno, "%s: close failed", path);
-    if (rc == SBFI_OK && rename(tmp, path) != 0)
+    if (rc == SBFI_OK && sbf_tmpfile_commit(tmp, path) != 0)
         rc = sbf_error_errno(SBFI_E_IO, errno, "%s: cannot rename the temporary file into place", path);
     if (rc != SBFI_OK)
-        unlink(tmp);
+        sbf_tmpfile_discard(tmp);
     free(tmp);
     free(meta.buf);
     return rc;

@@ -1,5 +1,9 @@
-/* sbf_tmpfile.c -- the temporary file an output is written to before its rename. */
+/* sbf_tmpfile.c -- the temporary file an output is written to before its rename, and the
+ * registry of those in flight (see sbf_tmpfile.h). */
 #include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +12,65 @@
 
 #include "sbf_error.h"
 #include "sbf_tmpfile.h"
+
+/* Fixed slots with their own copies of the names: the signal handler reads them without a
+ * lock, so a name must never be freed or moved while its slot is marked used. */
+#define MAX_TMPFILES 256
+static char names[MAX_TMPFILES][PATH_MAX];
+static volatile sig_atomic_t used[MAX_TMPFILES];
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int sbf_tmpfile_track(const char *tmp)
+{
+    if (strlen(tmp) >= PATH_MAX)
+        return -1;
+    pthread_mutex_lock(&registry_lock);
+    int slot = -1;
+    for (int i = 0; i < MAX_TMPFILES && slot < 0; ++i)
+        if (!used[i])
+            slot = i;
+    if (slot >= 0) {
+        strcpy(names[slot], tmp);
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);   /* the name is complete before it is used */
+        used[slot] = 1;
+    }
+    pthread_mutex_unlock(&registry_lock);
+    return slot >= 0 ? 0 : -1;
+}
+
+static void forget(const char *tmp)
+{
+    pthread_mutex_lock(&registry_lock);
+    for (int i = 0; i < MAX_TMPFILES; ++i)
+        if (used[i] && !strcmp(names[i], tmp)) {
+            used[i] = 0;
+            break;
+        }
+    pthread_mutex_unlock(&registry_lock);
+}
+
+int sbf_tmpfile_commit(const char *tmp, const char *path)
+{
+    if (rename(tmp, path) != 0)
+        return -1;
+    forget(tmp);
+    return 0;
+}
+
+void sbf_tmpfile_discard(const char *tmp)
+{
+    int saved = errno;
+    unlink(tmp);
+    forget(tmp);
+    errno = saved;
+}
+
+void sbf_tmpfile_remove_all(void)
+{
+    for (int i = 0; i < MAX_TMPFILES; ++i)
+        if (used[i])
+            unlink(names[i]);
+}
 
 int sbf_tmpfile_create(const char *path, char **tmp_out)
 {
@@ -23,13 +86,14 @@ int sbf_tmpfile_create(const char *path, char **tmp_out)
         free(tmp);
         return rc;
     }
+    sbf_tmpfile_track(tmp);
     /* umask can only be read by setting it: set it straight back */
     mode_t mask = umask(0);
     umask(mask);
     if (fchmod(fd, 0666 & ~mask) != 0) {
         int rc = sbf_error_errno(SBFI_E_IO, errno, "%s: chmod failed", tmp);
         close(fd);
-        unlink(tmp);
+        sbf_tmpfile_discard(tmp);
         free(tmp);
         return rc;
     }

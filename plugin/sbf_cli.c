@@ -156,7 +156,7 @@ int cli_output_commit(const char *cmd, cli_output_t *out)
         cli_output_abort(out);
         return -1;
     }
-    if (out->tmp && rename(out->tmp, out->path) != 0) {
+    if (out->tmp && sbf_tmpfile_commit(out->tmp, out->path) != 0) {
         cli_error(cmd, "%s: cannot rename the temporary file into place: %s", out->path, strerror(errno));
         cli_output_abort(out);
         return -1;
@@ -173,7 +173,7 @@ void cli_output_abort(cli_output_t *out)
         fclose(out->fp);
     out->fp = NULL;
     if (out->tmp)
-        unlink(out->tmp);
+        sbf_tmpfile_discard(out->tmp);
     free(out->tmp);
     free(out->path);
     out->tmp = out->path = NULL;

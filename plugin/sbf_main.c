@@ -2,11 +2,13 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <htslib/hts.h>
 
+#include "../filters/sbf_tmpfile.h"
 #include "sbf.h"
 #include "sbf_cli.h"
 
@@ -68,8 +70,33 @@ static const command_t *find(const char *name)
     return NULL;
 }
 
+/* Interrupted (Ctrl-C, kill, a closed pipe: `sbf classify ... | head`): remove the temporary
+ * outputs, then die of the same signal so the caller sees why. */
+static void on_fatal_signal(int sig)
+{
+    sbf_tmpfile_remove_all();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void install_signal_handlers(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT};
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fatal_signal;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; ++i) {
+        struct sigaction old;
+        /* a signal the caller ignores (nohup, a shell's background job) stays ignored */
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+            sigaction(sigs[i], &sa, NULL);
+    }
+}
+
 int main(int argc, char **argv)
 {
+    install_signal_handlers();
     int status;
     if (argc < 2) {
         usage(stderr);
