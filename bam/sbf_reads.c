@@ -171,6 +171,9 @@ static int read_sam(sbf_reader_t *rd, sbf_read_t *r)
     int rc = sam_read1(rd->hts, rd->hdr, r->b);
     if (rc == -1)
         return 0;
+    if (rc < -1 && !strcmp(rd->format, "CRAM"))
+        return sbf_error(SBFI_E_FORMAT, "%s: cannot decode CRAM after %lld records (truncated, corrupt, or its "
+                         "reference is not available: give it with -T)", rd->path, rd->n_records);
     if (rc < -1)
         return sbf_error(SBFI_E_FORMAT, "%s: truncated or corrupt %s after %lld records", rd->path, rd->format,
                          rd->n_records);

@@ -31,6 +31,7 @@ enum {
     OPT_REMOVE,
     OPT_KEEP,
     OPT_INVERT,
+    OPT_GPU_MEM_LIMIT,
 };
 
 /* "sbf CMD: message" on stderr. */

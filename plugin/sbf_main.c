@@ -3,10 +3,12 @@
 #include "config.h"
 #endif
 #include <signal.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <htslib/hts.h>
+#include <htslib/hts_log.h>
 
 #include "../filters/sbf_tmpfile.h"
 #include "sbf.h"
@@ -94,9 +96,23 @@ static void install_signal_handlers(void)
     }
 }
 
+/* htslib reports problems on stderr in its own words ("[E::bgzf_read_block] ..."); sbf says
+ * them once, naming the file and the consequence. SBF_HTSLIB_LOG=warning (or error, info, debug)
+ * lets htslib's messages through again, for debugging. */
+static void quiet_htslib(void)
+{
+    const char *v = getenv("SBF_HTSLIB_LOG");
+    enum htsLogLevel level = HTS_LOG_OFF;
+    if (v)
+        level = !strcmp(v, "error") ? HTS_LOG_ERROR : !strcmp(v, "info") ? HTS_LOG_INFO
+              : !strcmp(v, "debug") ? HTS_LOG_DEBUG : HTS_LOG_WARNING;
+    hts_set_log_level(level);
+}
+
 int main(int argc, char **argv)
 {
     install_signal_handlers();
+    quiet_htslib();
     int status;
     if (argc < 2) {
         usage(stderr);

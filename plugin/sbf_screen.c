@@ -70,6 +70,7 @@ int screen_parse_common(screen_opt_t *o, int c, const char *arg)
     case OPT_MARGIN: bad = cli_double(cmd, "--margin", arg, 0, 1, &o->score.margin); break;
     case OPT_INTERLEAVED: o->interleaved = 1; break;
     case OPT_GPU: bad = cli_gpu_option(cmd, arg, &o->gpu); break;
+    case OPT_GPU_MEM_LIMIT: bad = cli_size(cmd, "--gpu-mem-limit", arg, &o->gpu_mem_limit); break;
     case OPT_SUMMARY: o->summary_tsv = arg; break;
     case OPT_JSON: o->json = arg; break;
     case OPT_PROGRESS: o->progress = 1; break;
@@ -107,6 +108,7 @@ void screen_usage_common(FILE *fp)
             "  -@, --threads N      threads for (de)compression and the CPU engine [1]\n"
             "  -K, --batch SIZE     bases per batch; memory is about 4 batches [%uM]\n"
             "      --gpu auto|none|ID  CUDA device (same results as the CPU engine) [auto]\n"
+            "      --gpu-mem-limit SIZE  use the GPU only if the index and batches fit in SIZE\n"
             "      --progress, --no-progress  a progress line on stderr [when stderr is a terminal]\n"
             "      --stats          time spent reading, classifying and writing, on stderr\n"
             "  -h, --help           this help\n",
@@ -654,6 +656,19 @@ static int open_inputs(screen_t *s, sbf_reader_t **first)
     return 0;
 }
 
+/* Device memory a GPU run needs: every filter, plus two batches in flight (bases, offsets and
+ * results), an estimate on the safe side. */
+static uint64_t gpu_bytes_needed(const screen_t *s)
+{
+    uint64_t bytes = 0;
+    for (int t = 0; t < s->R; ++t) {
+        sbf_target_info_t ti;
+        if (sbf_index_target(s->idx, t, &ti) == SBF_OK)
+            bytes += ti.bytes;
+    }
+    return bytes + 2 * s->o->batch_bases * 2;
+}
+
 static void describe_engine(screen_t *s, char *buf, size_t size)
 {
     int dev = sbf_index_gpu(s->idx);
@@ -688,6 +703,7 @@ int screen_run(const screen_opt_t *o)
     pthread_t reader, writer;
     sbf_reader_t *first = NULL;
     char engine[320];
+    cli_output_t tsv = {0}, json = {0};
 
     if (sbf_index_load(o->index_path, 0, &s.idx) != SBF_OK) {
         cli_error(o->cmd, "%s", sbf_last_error());
@@ -697,6 +713,13 @@ int screen_run(const screen_opt_t *o)
     if (setup_categories(&s) < 0 || setup_selection(&s) < 0 || summary_alloc(&s.sum, s.R) < 0)
         goto done;
     int gpu = cli_gpu_resolve(o->cmd, o->gpu);
+    if (gpu >= 0 && o->gpu_mem_limit && gpu_bytes_needed(&s) > o->gpu_mem_limit) {
+        char need[32], limit[32];
+        fprintf(stderr, "sbf %s: notice: the index and batches need %s on the GPU, more than --gpu-mem-limit %s: "
+                "using the CPU engine\n", o->cmd, cli_bytes(gpu_bytes_needed(&s), need, sizeof need),
+                cli_bytes(o->gpu_mem_limit, limit, sizeof limit));
+        gpu = SBF_GPU_NONE;
+    }
     if (gpu >= 0 && sbf_index_use_gpu(s.idx, gpu) != SBF_OK)
         fprintf(stderr, "sbf %s: notice: %s: using the CPU engine\n", o->cmd, sbf_last_error());
     describe_engine(&s, engine, sizeof engine);
@@ -707,7 +730,9 @@ int screen_run(const screen_opt_t *o)
         }
         s.pool.qsize = 2 * o->threads;
     }
-    if (open_inputs(&s, &first) < 0 || setup_outputs(&s, first) < 0)
+    if (open_inputs(&s, &first) < 0 || setup_outputs(&s, first) < 0 ||
+        (o->summary_tsv && cli_output_open(o->cmd, o->summary_tsv, &tsv) < 0) ||
+        (o->json && cli_output_open(o->cmd, o->json, &json) < 0))
         goto done;
 
     if (sbf_queue_init(&s.free_q, N_JOBS) < 0 || sbf_queue_init(&s.class_q, N_JOBS) < 0 ||
@@ -754,7 +779,33 @@ join:
     }
     if (s.show_progress)
         progress(&s, 1);
-    /* Every output complete: rename them into place. */
+    s.sum.seconds = now() - s.t0;
+    s.sum.cmd = o->cmd;
+    s.sum.mode = o->mode == SCREEN_TAG ? "tag" : o->mode == SCREEN_SPLIT ? "split" : "filter";
+    s.sum.unit = o->in[1] || o->interleaved ? "pairs" : s.pairs_seen ? "fragments" : "reads";
+    s.sum.engine = engine;
+    s.sum.index_path = o->index_path;
+    s.sum.inputs[0] = o->in[0];
+    s.sum.inputs[1] = o->in[1];
+    s.sum.names = (const char *const *)s.names;
+    s.sum.min_score = o->score.min_score;
+    s.sum.min_hits = o->score.min_hits;
+    s.sum.margin = o->score.margin;
+    /* The summaries first (a full disk shows here), then every output renamed into place. */
+    if (tsv.fp) {
+        summary_write_tsv(&s.sum, tsv.fp);
+        if (fflush(tsv.fp) != 0 || ferror(tsv.fp)) {
+            cli_error(o->cmd, "%s: write failed: %s", o->summary_tsv, strerror(errno));
+            goto done;
+        }
+    }
+    if (json.fp) {
+        summary_write_json(&s.sum, json.fp);
+        if (fflush(json.fp) != 0 || ferror(json.fp)) {
+            cli_error(o->cmd, "%s: write failed: %s", o->json, strerror(errno));
+            goto done;
+        }
+    }
     int per = s.mate_files ? 2 : 1;
     for (int i = 0; i < s.n_slots * per; ++i) {
         sbf_writer_t *w = s.outs[i];
@@ -770,20 +821,7 @@ join:
         goto done;
     }
     s.input = NULL;
-    s.sum.seconds = now() - s.t0;
-    s.sum.cmd = o->cmd;
-    s.sum.mode = o->mode == SCREEN_TAG ? "tag" : o->mode == SCREEN_SPLIT ? "split" : "filter";
-    s.sum.unit = o->in[1] || o->interleaved ? "pairs" : s.pairs_seen ? "fragments" : "reads";
-    s.sum.engine = engine;
-    s.sum.index_path = o->index_path;
-    s.sum.inputs[0] = o->in[0];
-    s.sum.inputs[1] = o->in[1];
-    s.sum.names = (const char *const *)s.names;
-    s.sum.min_score = o->score.min_score;
-    s.sum.min_hits = o->score.min_hits;
-    s.sum.margin = o->score.margin;
-    if ((o->summary_tsv && summary_write_tsv(&s.sum, o->summary_tsv) < 0) ||
-        (o->json && summary_write_json(&s.sum, o->json) < 0))
+    if ((tsv.fp && cli_output_commit(o->cmd, &tsv) < 0) || (json.fp && cli_output_commit(o->cmd, &json) < 0))
         goto done;
     summary_print(&s.sum, stderr);
     if (o->stats)
@@ -797,6 +835,8 @@ done:
     }
     for (int i = 0; s.outs && i < s.n_slots * (s.mate_files ? 2 : 1); ++i)
         sbf_writer_abort(s.outs[i]);
+    cli_output_abort(&tsv);
+    cli_output_abort(&json);
     free(s.outs);
     sbf_input_free(s.input);
     for (int i = 0; i < N_JOBS; ++i)

@@ -34,6 +34,7 @@ typedef struct {
     int threads;
     uint64_t batch_bases;
     int gpu;                    /* SBF_GPU_* or a device */
+    uint64_t gpu_mem_limit;     /* 0, or device bytes the run may use (index + batches) */
     int progress;               /* 1 forced, 0 never, -1 when stderr is a terminal */
     int stats;                  /* stage timings on stderr */
 } screen_opt_t;
@@ -55,6 +56,7 @@ extern const char screen_common_short[];
         {"json", required_argument, NULL, OPT_JSON}, {"progress", no_argument, NULL, OPT_PROGRESS},    \
         {"no-progress", no_argument, NULL, OPT_NO_PROGRESS}, {"no-PG", no_argument, NULL, OPT_NO_PG},  \
         {"write-index", no_argument, NULL, OPT_WRITE_INDEX}, {"stats", no_argument, NULL, OPT_STATS},  \
+        {"gpu-mem-limit", required_argument, NULL, OPT_GPU_MEM_LIMIT},                                 \
         {"help", no_argument, NULL, 'h'}, {"output1", required_argument, NULL, '1'}, {"output2", required_argument, NULL, '2'}
 
 /* A screening subcommand: its own options on top of the common ones. */

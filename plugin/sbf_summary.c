@@ -2,7 +2,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sbf_cli.h"
 #include "sbf_summary.h"
 
 int summary_alloc(screen_summary_t *s, int n_targets)
@@ -26,12 +25,8 @@ static double rate(uint64_t n, uint64_t total) { return total ? (double)n / (dou
 
 /* BioBloom Tools' categorizer summary: per target, fragments that pass it (hits), that do not
  * (misses) and that pass it and another target too (shared); then multiMatch and noMatch. */
-int summary_write_tsv(const screen_summary_t *s, const char *path)
+void summary_write_tsv(const screen_summary_t *s, FILE *fp)
 {
-    cli_output_t out;
-    if (cli_output_open(s->cmd, path, &out) < 0)
-        return -1;
-    FILE *fp = out.fp;
     uint64_t n = s->frags;
     fprintf(fp, "filter_id\thits\tmisses\tshared\trate_hit\trate_miss\trate_shared\n");
     for (int t = 0; t < s->n_targets; ++t)
@@ -44,7 +39,6 @@ int summary_write_tsv(const screen_summary_t *s, const char *path)
         fprintf(fp, "%s\t%llu\t%llu\t0\t%.6g\t%.6g\t0\n", rows[i], (unsigned long long)c,
                 (unsigned long long)(n - c), rate(c, n), rate(n - c, n));
     }
-    return cli_output_commit(s->cmd, &out);
 }
 
 static void json_string(FILE *fp, const char *v)
@@ -61,12 +55,8 @@ static void json_string(FILE *fp, const char *v)
     fputc('"', fp);
 }
 
-int summary_write_json(const screen_summary_t *s, const char *path)
+void summary_write_json(const screen_summary_t *s, FILE *fp)
 {
-    cli_output_t out;
-    if (cli_output_open(s->cmd, path, &out) < 0)
-        return -1;
-    FILE *fp = out.fp;
     fprintf(fp, "{\n  \"program\": \"sbf %s\",\n  \"mode\": ", s->cmd);
     json_string(fp, s->mode);
     fprintf(fp, ",\n  \"index\": ");
@@ -99,7 +89,6 @@ int summary_write_json(const screen_summary_t *s, const char *path)
     }
     fprintf(fp, "  ],\n  \"seconds\": %.3f,\n  \"reads_per_second\": %.0f\n}\n", s->seconds,
             s->seconds > 0 ? (double)s->reads_in / s->seconds : 0.0);
-    return cli_output_commit(s->cmd, &out);
 }
 
 void summary_print(const screen_summary_t *s, FILE *fp)

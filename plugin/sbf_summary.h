@@ -31,9 +31,9 @@ typedef struct {
 int summary_alloc(screen_summary_t *s, int n_targets);
 void summary_free(screen_summary_t *s);
 
-/* Complete-or-absent files; on failure the error is printed and -1 returned. */
-int summary_write_tsv(const screen_summary_t *s, const char *path);
-int summary_write_json(const screen_summary_t *s, const char *path);
+/* Write the TSV or the JSON to fp (the caller checks the stream and commits the file). */
+void summary_write_tsv(const screen_summary_t *s, FILE *fp);
+void summary_write_json(const screen_summary_t *s, FILE *fp);
 void summary_print(const screen_summary_t *s, FILE *fp);
 
 #endif
