@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -684,10 +685,12 @@ static void describe_engine(screen_t *s, char *buf, size_t size)
 
 static void print_stats(const screen_t *s, FILE *fp)
 {
+    struct rusage ru;
+    long peak_kib = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : 0;
     fprintf(fp,
             "sbf %s: stages (seconds): reading %.2f, classifying %.2f, writing %.2f (writer idle %.2f); "
-            "wall %.2f\n",
-            s->o->cmd, s->t_read, s->t_classify, s->t_write, s->t_wait_write, s->sum.seconds);
+            "wall %.2f; peak RSS %.1f MiB\n",
+            s->o->cmd, s->t_read, s->t_classify, s->t_write, s->t_wait_write, s->sum.seconds, peak_kib / 1024.0);
 }
 
 /* ------------------------------------------------------------------ the run */

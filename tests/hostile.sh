@@ -178,6 +178,20 @@ status=${PIPESTATUS[0]}
 if [ "$status" -eq 141 ] && [ ! -e pipe.json ] && ! ls | grep -q '\.tmp\.'; then ok "SIGPIPE (| head) leaves no --json file"
 else not_ok "SIGPIPE (| head) leaves no --json file" "exit $status; left: $(ls | grep -E 'pipe|\.tmp\.' | tr '\n' ' ')"; fi
 
+# ---- load: 10x the input with small batches, memory stays flat and the output is complete ---------
+for i in $(seq 10); do cat many_1.fq; done > load_1.fq
+for i in $(seq 10); do cat many_2.fq; done > load_2.fq
+peak() { sed -n 's/.*peak RSS \([0-9.]*\) MiB.*/\1/p' "$1"; }
+"$SBF" classify -x idx.sbf -K 64K --gpu none --stats -o l1.bam many_1.fq many_2.fq 2> l1.err &&
+  "$SBF" classify -x idx.sbf -K 64K --gpu none --stats -o l10.bam load_1.fq load_2.fq 2> l10.err
+r1=$(peak l1.err) r10=$(peak l10.err)
+if [ -n "$r1" ] && [ -n "$r10" ] && awk -v a="$r1" -v b="$r10" 'BEGIN { exit !(b <= a + 8) }'; then
+  ok "10x the input (2,000,000 pairs, -K 64K): peak RSS $r10 MiB against $r1 MiB"
+else not_ok "10x the input: peak RSS flat" "1x: $r1 MiB, 10x: $r10 MiB"; fi
+if [ "$(samtools view -c l10.bam)" -eq 4000000 ]; then ok "... and every record is written"
+else not_ok "... and every record is written" "$(samtools view -c l10.bam) records"; fi
+rm -f load_1.fq load_2.fq l1.bam l10.bam
+
 # ---- no GPU, or not enough GPU memory: the CPU engine with a notice ----------------------------------
 if "$SBF" --version | grep -q '^GPU 0:'; then
   line="sbf classify: notice: the index and batches need 64.2 MiB on the GPU, more than --gpu-mem-limit 1.0 KiB: using the CPU engine"
