@@ -106,7 +106,7 @@ SBF_EXPORT int sbf_opt_check(const sbf_opt_t *opt);
 /* Start a build with a copy of *opt (checked). On success *out owns the builder. */
 SBF_EXPORT int sbf_builder_init(const sbf_opt_t *opt, sbf_builder_t **out) SBF_RESULT_USED;
 /* Add a target; returns its number (>= 0) or a negative status. Names must be unique and
- * non-empty. */
+ * non-empty, and not "multi" or "none" (the categories of classification). */
 SBF_EXPORT int sbf_builder_add_target(sbf_builder_t *b, const char *name) SBF_RESULT_USED;
 /* Add every record of a FASTA/FASTQ (plain or gzip/BGZF) or SAM/BAM/CRAM file to target t.
  * The file is read now; each record is a separate sequence (no k-mer spans two records). */

@@ -108,6 +108,9 @@ SBF_EXPORT int sbf_builder_add_target(sbf_builder_t *b, const char *name)
 {
     if (!name || !*name)
         return sbf_error(SBF_E_PARAM, "a target name must not be empty");
+    if (!strcmp(name, "multi") || !strcmp(name, "none"))   /* the categories of sbf classify */
+        return sbf_error(SBF_E_PARAM, "target name '%s' is reserved: classification reports reads that match "
+                         "several targets as 'multi' and those that match none as 'none'", name);
     for (int i = 0; i < b->n_targets; ++i)
         if (!strcmp(b->targets[i].name, name))
             return sbf_error(SBF_E_PARAM, "target name '%s' given twice", name);

@@ -493,8 +493,11 @@ static int setup_categories(screen_t *s)
     for (int c = 0; c < n; ++c)
         for (int d = 0; d < c; ++d) {
             if (!strcmp(s->names[c], s->names[d])) {
-                cli_error(cmd, "%s: target '%s' has the name of a category sbf reports; rebuild the index with "
-                          "another name", s->o->index_path, s->names[c]);
+                if (c < s->R)
+                    cli_error(cmd, "%s: two targets are named '%s' (a damaged index?)", s->o->index_path, s->names[c]);
+                else
+                    cli_error(cmd, "%s: target '%s' has the name of a category sbf reports; rebuild the index "
+                              "with another name", s->o->index_path, s->names[c]);
                 return -1;
             }
             if (s->o->split_pattern && !strcmp(s->file_names[c], s->file_names[d])) {

@@ -130,6 +130,9 @@ expect "index with a flipped byte" 1 "sbf classify: flip.sbf: corrupt filter of 
 expect "a FASTA given as index" 1 "sbf classify: ref.fa: not an sbf index (bad magic)" out.fq \
   "$SBF" classify -x ref.fa -o out.fq r1.fq
 
+expect "a target named 'none' is refused at build time" 1 "sbf build: target name 'none' is reserved: classification reports reads that match several targets as 'multi' and those that match none as 'none'" none.sbf \
+  "$SBF" build -o none.sbf none="$data/lambda.fa.gz"
+
 # ---- outputs ---------------------------------------------------------------------------------------
 expect "standard output is /dev/full" 1 "sbf classify: standard output: write failed: No space left on device" - \
   sh -c "'$SBF' classify -x idx.sbf r1.fq > /dev/full"
