@@ -443,3 +443,23 @@ void sbf_writer_abort(sbf_writer_t *w)
     writer_free(w);
     errno = saved;
 }
+
+char *sbf_safe_file_part(const char *name)
+{
+    size_t n = strlen(name);
+    char *f = malloc(n + 2);
+    if (!f)
+        return NULL;
+    for (size_t i = 0; i < n; ++i) {
+        unsigned char c = (unsigned char)name[i];
+        int ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
+                 c == '_' || c == '+' || c == '-';
+        f[i] = ok ? (char)c : '_';
+    }
+    if (n == 0)
+        f[n++] = '_';
+    if (f[0] == '.')
+        f[0] = '_';
+    f[n] = '\0';
+    return f;
+}

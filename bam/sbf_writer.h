@@ -73,4 +73,10 @@ int sbf_writer_commit(sbf_writer_t *w);
 void sbf_writer_abort(sbf_writer_t *w);
 const char *sbf_writer_path(const sbf_writer_t *w);
 
+/* `name` made safe as part of a file name (split outputs named after targets): only
+ * [A-Za-z0-9._+-] are kept, others become '_', a leading '.' becomes '_' and an empty name
+ * "_", so no name can reach outside the output folder or hide in it. malloc'd; NULL if out of
+ * memory. */
+char *sbf_safe_file_part(const char *name);
+
 #endif

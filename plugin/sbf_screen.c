@@ -441,28 +441,6 @@ static void *writer_main(void *arg)
 
 /* ------------------------------------------------------------------ setup */
 
-/* Category names as file-name parts: only [A-Za-z0-9._+-], no leading dot, so no name can
- * reach outside the output folder or hide. */
-static char *sanitise(const char *name)
-{
-    size_t n = strlen(name);
-    char *f = malloc(n + 2);
-    if (!f)
-        return NULL;
-    for (size_t i = 0; i < n; ++i) {
-        unsigned char c = (unsigned char)name[i];
-        int ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
-                 c == '_' || c == '+' || c == '-';
-        f[i] = ok ? (char)c : '_';
-    }
-    if (n == 0)
-        f[n++] = '_';
-    if (f[0] == '.')
-        f[0] = '_';
-    f[n] = '\0';
-    return f;
-}
-
 static int setup_categories(screen_t *s)
 {
     const char *cmd = s->o->cmd;
@@ -485,7 +463,7 @@ static int setup_categories(screen_t *s)
             }
             name = ti.name;
         }
-        if (!(s->names[c] = strdup(name)) || !(s->file_names[c] = sanitise(name))) {
+        if (!(s->names[c] = strdup(name)) || !(s->file_names[c] = sbf_safe_file_part(name))) {
             cli_error(cmd, "out of memory");
             return -1;
         }

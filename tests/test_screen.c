@@ -108,6 +108,23 @@ static void test_outspec(void **state)
     assert_true(sbf_outspec_parse("bam,speed=1", &o) < 0);
 }
 
+static void test_safe_file_part(void **state)
+{
+    (void)state;
+    static const char *cases[][2] = {
+        {"human", "human"},   {"../etc/passwd", "_._etc_passwd"}, {"/abs", "_abs"}, {"..", "_."},
+        {".hidden", "_hidden"}, {"a b\tc\n", "a_b_c_"},         {"", "_"},        {"E.coli_K-12+x", "E.coli_K-12+x"},
+        {"\xc3\xa9", "__"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        char *f = sbf_safe_file_part(cases[i][0]);
+        assert_non_null(f);
+        assert_string_equal(f, cases[i][1]);
+        assert_null(strchr(f, '/'));
+        free(f);
+    }
+}
+
 static void test_mate_names(void **state)
 {
     (void)state;
@@ -165,7 +182,7 @@ int main(void)
         cmocka_unit_test(test_defaults),         cmocka_unit_test(test_best_target),
         cmocka_unit_test(test_thresholds),       cmocka_unit_test(test_multi_and_margin),
         cmocka_unit_test(test_no_kmer_and_no_target), cmocka_unit_test(test_outspec),
-        cmocka_unit_test(test_mate_names),       cmocka_unit_test(test_pairing_by_flags),
+        cmocka_unit_test(test_mate_names),       cmocka_unit_test(test_safe_file_part),       cmocka_unit_test(test_pairing_by_flags),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }
