@@ -6,6 +6,7 @@
 set -u
 srcdir=${srcdir:-$(cd "$(dirname "$0")" && pwd)}
 SBF=${SBF:-$srcdir/../sbf}
+testbin=${testbin:-$(dirname "$SBF")/tests}
 data=$srcdir/data
 work=$(mktemp -d "${TMPDIR:-/tmp}/sbf-hostile.XXXXXX")
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
@@ -127,6 +128,9 @@ expect "truncated index" 1 "sbf classify: trunc.sbf: truncated index (5000 of $(
 cp idx.sbf flip.sbf && printf '\xff' | dd of=flip.sbf bs=1 seek=20000 conv=notrunc 2> /dev/null
 expect "index with a flipped byte" 1 "sbf classify: flip.sbf: corrupt filter of target 'lambda' (checksum mismatch)" out.fq \
   "$SBF" classify -x flip.sbf -o out.fq r1.fq
+"$testbin/index_version" idx.sbf v2.sbf 2
+expect "index of another format version" 1 "sbf classify: v2.sbf: index format version 2, this sbf reads version 1: rebuild the index" out.fq \
+  "$SBF" classify -x v2.sbf -o out.fq r1.fq
 expect "a FASTA given as index" 1 "sbf classify: ref.fa: not an sbf index (bad magic)" out.fq \
   "$SBF" classify -x ref.fa -o out.fq r1.fq
 
