@@ -6,7 +6,8 @@
 #   make tests/test_gpu bench/sbf-gpu-bench
 #   ../shared/device/pack-runtime.sh .devrt
 #   mkdir -p .devdata && cp /usr/share/doc/{vt/examples/ref/20.fa.gz,ragout/examples/E.Coli/references/MG1655-K12.fasta.gz,bowtie2/examples/reference/lambda_virus.fa.gz} .devdata/
-# then device run: bash tests/gpu/run.sh, carrying .devrt .devdata sbf tests/test_gpu bench/sbf-gpu-bench
+# then device run: bash tests/gpu/run.sh, carrying .devrt .devdata sbf tests/test_gpu tests/index_version
+# bench/sbf-gpu-bench
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 export LD_LIBRARY_PATH=$PWD/.devrt/lib:${LD_LIBRARY_PATH:-} PATH=$PWD/.devrt/bin:$PATH
@@ -23,6 +24,9 @@ grep -E '^not ok|passed, ' "$out/cli.log"; [ "$rc" -eq 0 ] || status=1
 echo "== read screening: tests/screen.sh with a GPU present (its GPU cases compare both engines)"
 SBF=$PWD/sbf srcdir=$PWD/tests tests/screen.sh > "$out/screen.log" 2>&1; rc=$?
 grep -E '^not ok|GPU|^#' "$out/screen.log" | head -20; [ "$rc" -eq 0 ] || status=1
+echo "== hostile inputs: tests/hostile.sh with a GPU present (--gpu-mem-limit falls back to the CPU)"
+SBF=$PWD/sbf srcdir=$PWD/tests testbin=$PWD/tests tests/hostile.sh > "$out/hostile.log" 2>&1; rc=$?
+grep -E '^not ok|gpu|GPU|^#' "$out/hostile.log" | head -20; [ "$rc" -eq 0 ] || status=1
 ./sbf --version | sed -n '4,5p'
 tmp=$(mktemp -d)
 ./sbf build --gpu none -@ 8 -o "$tmp/cpu.sbf" .devdata/20.fa.gz .devdata/MG1655-K12.fasta.gz .devdata/lambda_virus.fa.gz &&
