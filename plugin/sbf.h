@@ -155,8 +155,9 @@ SBF_EXPORT int sbf_gpu_devices(void);
 /* "NVIDIA H200, 139.8 GiB, compute 9.0, ..." of device `device`, or a negative status. */
 SBF_EXPORT int sbf_gpu_describe_device(int device, char *buf, size_t size);
 /* Copy the index to CUDA device `device` (SBF_GPU_AUTO: the first one); from then on
- * sbf_query(), sbf_query_nt16() and sbf_query_kmers() run there, with identical results. Not
- * thread-safe: call before querying. */
+ * sbf_query(), sbf_query_nt16() and sbf_query_kmers() run there, with identical results.
+ * SBF_GPU_NONE frees the device copy: queries run on the CPU again. Not thread-safe: call
+ * before querying. */
 SBF_EXPORT int sbf_index_use_gpu(sbf_index_t *idx, int device) SBF_RESULT_USED;
 /* The device sbf_query() runs on, or SBF_GPU_NONE for the CPU engine. */
 SBF_EXPORT int sbf_index_gpu(const sbf_index_t *idx);

@@ -349,6 +349,12 @@ static void gpu_copy_free(void *p)
 
 SBF_EXPORT int sbf_index_use_gpu(sbf_index_t *idx, int device)
 {
+    if (device == SBF_GPU_NONE) {   /* back to the CPU engine */
+        if (idx->accel && idx->accel_free)
+            idx->accel_free(idx->accel);
+        idx->accel = NULL;
+        return SBF_OK;
+    }
     if (device == SBF_GPU_AUTO)
         device = 0;
     int n = sbf_gpu_count();

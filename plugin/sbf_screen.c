@@ -46,6 +46,8 @@ void screen_opt_init(screen_opt_t *o, const char *cmd, screen_mode_t mode)
     o->batch_bases = DEFAULT_BATCH_BASES;
     o->gpu = SBF_GPU_AUTO;
     o->progress = -1;
+    o->multi_name = "multi";
+    o->none_name = "none";
 }
 
 int screen_parse_common(screen_opt_t *o, int c, const char *arg)
@@ -53,7 +55,15 @@ int screen_parse_common(screen_opt_t *o, int c, const char *arg)
     const char *cmd = o->cmd;
     int bad = 0;
     switch (c) {
-    case 'x': o->index_path = arg; break;
+    case 'x':
+        if (o->n_indexes == SCREEN_MAX_INDEXES) {
+            cli_error(cmd, "at most %d index files", SCREEN_MAX_INDEXES);
+            return -1;
+        }
+        o->index_paths[o->n_indexes++] = arg;
+        if (!o->index_path)
+            o->index_path = arg;
+        break;
     case 'o': o->out = arg; break;
     case '1': o->out1 = arg; break;
     case '2': o->out2 = arg; break;
@@ -139,6 +149,7 @@ typedef struct {
     size_t *plens, *qsam;
     uint32_t *kmers, *hits;   /* per read */
     uint32_t *kmers2, *hits2; /* FASTA/FASTQ results of a mixed batch */
+    uint32_t *hits3;          /* one index's hits, with several index files */
     size_t cap_reads;
     int32_t *cat;             /* per fragment: target, SBF_CAT_MULTI or SBF_CAT_NONE/NO_KMER */
     float *score;
@@ -149,8 +160,9 @@ typedef struct {
 
 typedef struct {
     const screen_opt_t *o;
-    sbf_index_t *idx;
-    int R;
+    sbf_index_t *idx[SCREEN_MAX_INDEXES];
+    int n_idx, first_target[SCREEN_MAX_INDEXES];   /* targets of index x are first_target[x]... */
+    int R;                                          /* targets of all indexes */
     char **names;             /* R + 2 categories */
     char **file_names;        /* sanitised, for --split */
     uint8_t *selected;        /* filter: targets named by --remove/--keep */
@@ -213,7 +225,8 @@ static int job_reserve(job_t *j, int R)
             grow((void **)&j->qtext, cap * sizeof *j->qtext) || grow((void **)&j->packed, cap * sizeof *j->packed) ||
             grow((void **)&j->plens, cap * sizeof *j->plens) || grow((void **)&j->qsam, cap * sizeof *j->qsam) ||
             grow((void **)&j->kmers, cap * sizeof *j->kmers) || grow((void **)&j->hits, hits) ||
-            grow((void **)&j->kmers2, cap * sizeof *j->kmers2) || grow((void **)&j->hits2, hits))
+            grow((void **)&j->kmers2, cap * sizeof *j->kmers2) || grow((void **)&j->hits2, hits) ||
+            grow((void **)&j->hits3, hits))
             return -1;
         j->cap_reads = cap;
     }
@@ -240,6 +253,7 @@ static void job_free(job_t *j)
     free(j->hits);
     free(j->kmers2);
     free(j->hits2);
+    free(j->hits3);
     free(j->cat);
     free(j->score);
     free(j->keep);
@@ -286,6 +300,33 @@ static int category_slot(const screen_t *s, int cat)
     return cat >= 0 ? cat : cat == SBF_CAT_MULTI ? s->R : s->R + 1;
 }
 
+/* Query one index for the batch: j->kmers and hits (stride R) in read order. */
+static int query_index(const screen_t *s, const sbf_index_t *idx, job_t *j, size_t n_text, size_t n_sam,
+                       uint32_t *hits, int R)
+{
+    const sbf_batch_t *b = &j->batch;
+    int threads = s->o->threads;
+    if (n_sam == b->n_reads)
+        return sbf_query_nt16(idx, n_sam, j->packed, j->plens, j->kmers, hits, threads) == SBF_OK ? SBFI_OK : SBFI_E_IO;
+    if (n_text == b->n_reads)
+        return sbf_query(idx, n_text, j->seqs, j->lens, j->kmers, hits, threads) == SBF_OK ? SBFI_OK : SBFI_E_IO;
+    if (sbf_query(idx, n_text, j->seqs, j->lens, j->kmers2, j->hits2, threads) != SBF_OK ||
+        sbf_query_nt16(idx, n_sam, j->packed, j->plens, j->kmers, hits, threads) != SBF_OK)
+        return SBFI_E_IO;
+    /* scatter from the back so the SAM results, in place, are read before being overwritten */
+    for (size_t q = n_sam; q-- > 0;) {
+        size_t i = j->qsam[q];
+        j->kmers[i] = j->kmers[q];
+        memmove(hits + i * (size_t)R, hits + q * (size_t)R, (size_t)R * sizeof *hits);
+    }
+    for (size_t q = 0; q < n_text; ++q) {
+        size_t i = j->qtext[q];
+        j->kmers[i] = j->kmers2[q];
+        memcpy(hits + i * (size_t)R, j->hits2 + q * (size_t)R, (size_t)R * sizeof *hits);
+    }
+    return SBFI_OK;
+}
+
 static int classify_job(screen_t *s, job_t *j)
 {
     sbf_batch_t *b = &j->batch;
@@ -310,26 +351,17 @@ static int classify_job(screen_t *s, job_t *j)
             j->lens[n_text++] = r->frag >= 0 ? r->seq.l : 0;
         }
     }
-    if (n_sam == b->n_reads) {
-        if (sbf_query_nt16(s->idx, n_sam, j->packed, j->plens, j->kmers, j->hits, s->o->threads) != SBF_OK)
+    if (s->n_idx == 1) {
+        if (query_index(s, s->idx[0], j, n_text, n_sam, j->hits, R) != SBFI_OK)
             return SBFI_E_IO;
-    } else if (n_text == b->n_reads) {
-        if (sbf_query(s->idx, n_text, j->seqs, j->lens, j->kmers, j->hits, s->o->threads) != SBF_OK)
-            return SBFI_E_IO;
-    } else {
-        if (sbf_query(s->idx, n_text, j->seqs, j->lens, j->kmers2, j->hits2, s->o->threads) != SBF_OK ||
-            sbf_query_nt16(s->idx, n_sam, j->packed, j->plens, j->kmers, j->hits, s->o->threads) != SBF_OK)
-            return SBFI_E_IO;
-        /* scatter from the back so the SAM results, in place, are read before being overwritten */
-        for (size_t q = n_sam; q-- > 0;) {
-            size_t i = j->qsam[q];
-            j->kmers[i] = j->kmers[q];
-            memmove(j->hits + i * (size_t)R, j->hits + q * (size_t)R, (size_t)R * sizeof *j->hits);
-        }
-        for (size_t q = 0; q < n_text; ++q) {
-            size_t i = j->qtext[q];
-            j->kmers[i] = j->kmers2[q];
-            memcpy(j->hits + i * (size_t)R, j->hits2 + q * (size_t)R, (size_t)R * sizeof *j->hits);
+    } else {   /* several index files: each one's hits side by side, in the order given */
+        for (int x = 0; x < s->n_idx; ++x) {
+            int Rx = sbf_index_n_targets(s->idx[x]);
+            if (query_index(s, s->idx[x], j, n_text, n_sam, j->hits3, Rx) != SBFI_OK)
+                return SBFI_E_IO;
+            for (size_t i = 0; i < b->n_reads; ++i)
+                memcpy(j->hits + i * (size_t)R + (size_t)s->first_target[x], j->hits3 + i * (size_t)Rx,
+                       (size_t)Rx * sizeof *j->hits);
         }
     }
     screen_summary_t *sum = &s->sum;
@@ -441,6 +473,38 @@ static void *writer_main(void *arg)
 
 /* ------------------------------------------------------------------ setup */
 
+/* Target t of all the index files. */
+static int target_info(const screen_t *s, int t, sbf_target_info_t *ti)
+{
+    int x = s->n_idx - 1;
+    while (x > 0 && s->first_target[x] > t)
+        --x;
+    return sbf_index_target(s->idx[x], t - s->first_target[x], ti);
+}
+
+/* Load every index file; several must share k (so a read's valid k-mers are the same for all). */
+static int load_indexes(screen_t *s)
+{
+    const screen_opt_t *o = s->o;
+    sbf_opt_t first, p;
+    for (int x = 0; x < o->n_indexes; ++x) {
+        if (sbf_index_load(o->index_paths[x], 0, &s->idx[x]) != SBF_OK) {
+            cli_error(o->cmd, "%s", sbf_last_error());
+            return -1;
+        }
+        s->n_idx = x + 1;
+        sbf_index_params(s->idx[x], x ? &p : &first);
+        if (x && p.k != first.k) {
+            cli_error(o->cmd, "%s has k=%d but %s has k=%d: filters used together must share k", o->index_paths[x],
+                      p.k, o->index_paths[0], first.k);
+            return -1;
+        }
+        s->first_target[x] = s->R;
+        s->R += sbf_index_n_targets(s->idx[x]);
+    }
+    return 0;
+}
+
 static int setup_categories(screen_t *s)
 {
     const char *cmd = s->o->cmd;
@@ -455,9 +519,9 @@ static int setup_categories(screen_t *s)
     }
     for (int c = 0; c < n; ++c) {
         sbf_target_info_t ti;
-        const char *name = c == s->R ? "multi" : c == s->R + 1 ? "none" : NULL;
+        const char *name = c == s->R ? s->o->multi_name : c == s->R + 1 ? s->o->none_name : NULL;
         if (!name) {
-            if (sbf_index_target(s->idx, c, &ti) != SBF_OK) {
+            if (target_info(s, c, &ti) != SBF_OK) {
                 cli_error(cmd, "%s", sbf_last_error());
                 return -1;
             }
@@ -645,7 +709,7 @@ static uint64_t gpu_bytes_needed(const screen_t *s)
     uint64_t bytes = 0;
     for (int t = 0; t < s->R; ++t) {
         sbf_target_info_t ti;
-        if (sbf_index_target(s->idx, t, &ti) == SBF_OK)
+        if (target_info(s, t, &ti) == SBF_OK)
             bytes += ti.bytes;
     }
     return bytes + 2 * s->o->batch_bases * 2;
@@ -653,7 +717,7 @@ static uint64_t gpu_bytes_needed(const screen_t *s)
 
 static void describe_engine(screen_t *s, char *buf, size_t size)
 {
-    int dev = sbf_index_gpu(s->idx);
+    int dev = sbf_index_gpu(s->idx[0]);
     if (dev < 0) {
         snprintf(buf, size, "CPU, %d thread%s", s->o->threads, s->o->threads == 1 ? "" : "s");
         return;
@@ -689,11 +753,8 @@ int screen_run(const screen_opt_t *o)
     char engine[320];
     cli_output_t tsv = {0}, json = {0};
 
-    if (sbf_index_load(o->index_path, 0, &s.idx) != SBF_OK) {
-        cli_error(o->cmd, "%s", sbf_last_error());
+    if (load_indexes(&s) < 0)
         goto done;
-    }
-    s.R = sbf_index_n_targets(s.idx);
     if (setup_categories(&s) < 0 || setup_selection(&s) < 0 || summary_alloc(&s.sum, s.R) < 0)
         goto done;
     int gpu = cli_gpu_resolve(o->cmd, o->gpu);
@@ -704,8 +765,15 @@ int screen_run(const screen_opt_t *o)
                 cli_bytes(o->gpu_mem_limit, limit, sizeof limit));
         gpu = SBF_GPU_NONE;
     }
-    if (gpu >= 0 && sbf_index_use_gpu(s.idx, gpu) != SBF_OK)
-        fprintf(stderr, "sbf %s: notice: %s: using the CPU engine\n", o->cmd, sbf_last_error());
+    for (int x = 0; gpu >= 0 && x < s.n_idx; ++x)
+        if (sbf_index_use_gpu(s.idx[x], gpu) != SBF_OK) {
+            fprintf(stderr, "sbf %s: notice: %s: using the CPU engine\n", o->cmd, sbf_last_error());
+            for (int y = 0; y < x; ++y) {   /* all on one engine; freeing a device copy cannot fail */
+                int freed = sbf_index_use_gpu(s.idx[y], SBF_GPU_NONE);
+                (void)freed;
+            }
+            break;
+        }
     describe_engine(&s, engine, sizeof engine);
     if (o->threads > 1) {
         if (!(s.pool.pool = hts_tpool_init(o->threads))) {
@@ -836,7 +904,8 @@ done:
     free(s.selected);
     free(s.passing);
     summary_free(&s.sum);
-    sbf_index_destroy(s.idx);
+    for (int x = 0; x < s.n_idx; ++x)
+        sbf_index_destroy(s.idx[x]);
     pthread_mutex_destroy(&s.err_lock);
     return status;
 }

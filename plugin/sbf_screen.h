@@ -10,11 +10,22 @@
 #include "../bam/sbf_writer.h"
 #include "../filters/sbf_classify.h"
 
-typedef enum { SCREEN_TAG, SCREEN_SPLIT, SCREEN_FILTER } screen_mode_t;
+typedef enum {
+    SCREEN_TAG,     /* every record out, tagged */
+    SCREEN_SPLIT,   /* one output per category */
+    SCREEN_FILTER,  /* the records not assigned to removed targets */
+    SCREEN_COUNT    /* no read output: summaries only (sbf categorize without --fq/--fa) */
+} screen_mode_t;
+
+#define SCREEN_MAX_INDEXES 64
 
 typedef struct {
     const char *cmd;            /* "classify" or "filter", for messages */
-    const char *index_path;
+    const char *index_path;     /* for messages: the index, or the first of several */
+    const char *index_paths[SCREEN_MAX_INDEXES];   /* index files; their targets side by side */
+    int n_indexes;
+    const char *multi_name, *none_name;   /* category names ["multi", "none"] */
+    int no_tags;                /* split mode: records out unchanged */
     const char *in[2];          /* in[1]: second mate file, or NULL */
     int interleaved;
     screen_mode_t mode;
