@@ -39,4 +39,12 @@ void sbf_score_opt_init(sbf_score_opt_t *o);
 int sbf_classify_fragment(const sbf_score_opt_t *o, int n_targets, uint32_t kmers, const uint32_t *hits,
                           double *best_score, uint8_t *passing);
 
+/* BioBloom Tools' pair rules (sbf categorize): each mate is scored alone; a target passes for the
+ * pair when it passes for both mates (SBF_PAIRS_BOTH, biobloomcategorizer's default) or for
+ * either (SBF_PAIRS_EITHER, its -i), and the pair's score for it is the lower (the higher) of
+ * the mates' scores. Category, margin and `passing` then as sbf_classify_fragment(). */
+enum { SBF_PAIRS_BOTH = 1, SBF_PAIRS_EITHER = 2 };
+int sbf_classify_mates(const sbf_score_opt_t *o, int n_targets, int rule, uint32_t kmers1, const uint32_t *hits1,
+                       uint32_t kmers2, const uint32_t *hits2, double *best_score, uint8_t *passing);
+
 #endif

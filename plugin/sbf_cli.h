@@ -74,11 +74,13 @@ int main_info(int argc, char **argv);
 int main_query(int argc, char **argv);
 int main_classify(int argc, char **argv);
 int main_filter(int argc, char **argv);
+int main_categorize(int argc, char **argv);
 
 void usage_build(FILE *fp);
 void usage_info(FILE *fp);
 void usage_query(FILE *fp);
 void usage_classify(FILE *fp);
 void usage_filter(FILE *fp);
+void usage_categorize(FILE *fp);
 
 #endif

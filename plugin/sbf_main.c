@@ -26,6 +26,7 @@ static const command_t commands[] = {
     {"info", main_info, usage_info, "describe an index: parameters, targets, sizes, fill, predicted FPR"},
     {"classify", main_classify, usage_classify, "tag reads with their best-matching target, or split them by it"},
     {"filter", main_filter, usage_filter, "remove the reads of some targets (host removal), keep the rest"},
+    {"categorize", main_categorize, usage_categorize, "biobloomcategorizer's options and outputs, on sbf's engine"},
     {"query", main_query, usage_query, "count the k-mers of each read found in each target (TSV)"},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])

@@ -377,7 +377,14 @@ static int classify_job(screen_t *s, job_t *j)
             sum->bases_in += sbf_read_len(&b->reads[i]);
         }
         double score;
-        int cat = sbf_classify_fragment(&s->o->score, R, kmers, h, &score, s->passing);
+        int cat;
+        if (fr->n == 2 && s->o->pair_rule) {
+            size_t i1 = fr->read[0], i2 = fr->read[1];
+            cat = sbf_classify_mates(&s->o->score, R, s->o->pair_rule, j->kmers[i1], j->hits + i1 * (size_t)R,
+                                     j->kmers[i2], j->hits + i2 * (size_t)R, &score, s->passing);
+        } else {
+            cat = sbf_classify_fragment(&s->o->score, R, kmers, h, &score, s->passing);
+        }
         j->cat[f] = cat;
         j->score[f] = (float)score;
         ++sum->frags;
@@ -410,6 +417,8 @@ static int write_job(screen_t *s, job_t *j)
     sbf_batch_t *b = &j->batch;
     const screen_opt_t *o = s->o;
     const int n_mates = s->mate_files ? 2 : 1;
+    if (o->mode == SCREEN_COUNT)
+        return SBFI_OK;
     for (size_t i = 0; i < b->n_reads; ++i) {
         sbf_read_t *r = &b->reads[i];
         int slot = 0;
@@ -423,7 +432,7 @@ static int write_job(screen_t *s, job_t *j)
                 continue;
             if (o->mode == SCREEN_SPLIT)
                 slot = category_slot(s, cat);
-            if (o->mode != SCREEN_FILTER) {
+            if (o->mode == SCREEN_TAG || (o->mode == SCREEN_SPLIT && !o->no_tags)) {
                 tags.category = s->names[category_slot(s, cat)];
                 tags.score = j->score[f];
                 tags.n_hits = s->R;
@@ -655,6 +664,8 @@ static int open_output(screen_t *s, const char *path, sbf_reader_t *in, int slot
 static int setup_outputs(screen_t *s, sbf_reader_t *in)
 {
     const screen_opt_t *o = s->o;
+    if (o->mode == SCREEN_COUNT)
+        return 0;
     s->n_slots = o->mode == SCREEN_SPLIT ? s->R + 2 : 1;
     s->mate_files = o->mode == SCREEN_SPLIT ? strchr(o->split_pattern, '#') != NULL : o->out1 != NULL;
     int per = s->mate_files ? 2 : 1;
@@ -755,6 +766,15 @@ int screen_run(const screen_opt_t *o)
 
     if (load_indexes(&s) < 0)
         goto done;
+    screen_opt_t adjusted;
+    if (o->min_match_bases > 0) {   /* N matching bases hold N-k+1 k-mers */
+        sbf_opt_t p;
+        sbf_index_params(s.idx[0], &p);
+        adjusted = *o;
+        adjusted.score.min_score = 0;
+        adjusted.score.min_hits = o->min_match_bases > p.k ? (uint32_t)(o->min_match_bases - p.k + 1) : 1;
+        s.o = o = &adjusted;
+    }
     if (setup_categories(&s) < 0 || setup_selection(&s) < 0 || summary_alloc(&s.sum, s.R) < 0)
         goto done;
     int gpu = cli_gpu_resolve(o->cmd, o->gpu);
@@ -833,7 +853,7 @@ join:
         progress(&s, 1);
     s.sum.seconds = now() - s.t0;
     s.sum.cmd = o->cmd;
-    s.sum.mode = o->mode == SCREEN_TAG ? "tag" : o->mode == SCREEN_SPLIT ? "split" : "filter";
+    s.sum.mode = o->mode == SCREEN_TAG ? "tag" : o->mode == SCREEN_SPLIT ? "split" : o->mode == SCREEN_FILTER ? "filter" : "count";
     s.sum.unit = o->in[1] || o->interleaved ? "pairs" : s.pairs_seen ? "fragments" : "reads";
     s.sum.engine = engine;
     s.sum.index_path = o->index_path;

@@ -26,6 +26,8 @@ typedef struct {
     int n_indexes;
     const char *multi_name, *none_name;   /* category names ["multi", "none"] */
     int no_tags;                /* split mode: records out unchanged */
+    long min_match_bases;       /* > 0: min-hits = this - k + 1, min-score 0 (categorize -s N) */
+    int pair_rule;              /* 0: a pair is one fragment; SBF_PAIRS_BOTH / _EITHER: BioBloom's */
     const char *in[2];          /* in[1]: second mate file, or NULL */
     int interleaved;
     screen_mode_t mode;

@@ -165,6 +165,30 @@ check "filter with no list removes every target" test "$(awk 'NR % 4 == 1' all.f
 "$SBF" filter -x idx.sbf --remove mouse r1.fq 2> err > /dev/null
 check "filter: unknown target named with the list of targets" grep -q "no target 'mouse' in idx.sbf (targets: human, ecoli, saureus, lambda)" err
 
+# ---- sbf categorize: biobloomcategorizer's options and file names ---------------------------------
+mkdir cat && "$SBF" categorize -p cat/run -f idx.sbf -e --fq r1.fq r2.fq 2> err
+check "categorize -e --fq: exit 0" test $? -eq 0
+check "categorize: BioBloom's file names" test "$(cd cat && ls | tr '\n' ' ')" = \
+  "run_ecoli_1.fq run_ecoli_2.fq run_human_1.fq run_human_2.fq run_lambda_1.fq run_lambda_2.fq run_multiMatch_1.fq run_multiMatch_2.fq run_noMatch_1.fq run_noMatch_2.fq run_saureus_1.fq run_saureus_2.fq run_summary.tsv "
+check "categorize: every pair written once, mates in sync" \
+  test "$(cat cat/*_1.fq | awk 'NR % 4 == 1' | wc -l)" -eq $total_pairs -a "$(cat cat/*_2.fq | awk 'NR % 4 == 1' | sed 's,/2$,,' | sort | md5sum)" = "$(cat cat/*_1.fq | awk 'NR % 4 == 1' | sed 's,/1$,,' | sort | md5sum)"
+check "categorize: reads unchanged (no tags)" test "$(cat cat/*_1.fq | grep -c 'sb:Z:')" -eq 0
+check "categorize: summary rows multiMatch and noMatch, counts add up" \
+  test "$(awk '$1 == "multiMatch" || $1 == "noMatch" { s += $2 } $1 != "filter_id" && $1 != "multiMatch" && $1 != "noMatch" { s += $2 - $4 } END { print s }' cat/run_summary.tsv)" -eq $total_pairs
+check "categorize: the human file holds the human pairs" test "$(awk 'NR % 4 == 1' cat/run_human_1.fq | grep -vc '^@human')" -eq 0 -a "$(awk 'NR % 4 == 1' cat/run_human_1.fq | wc -l)" -ge 145
+hits_of() { awk -v t="$2" '$1 == t { print $2 }' "$1"; }
+"$SBF" categorize -p cat/incl -f idx.sbf -e -i r1.fq r2.fq 2> /dev/null
+check "categorize -i (either mate) matches at least as many pairs" test "$(hits_of cat/incl_summary.tsv lambda)" -ge "$(hits_of cat/run_summary.tsv lambda)"
+check "categorize without --fq/--fa writes the summary only" test ! -e cat/incl_lambda_1.fq -a -s cat/incl_summary.tsv
+"$SBF" build -o h.sbf human="$data/human_slice.fa.gz" 2> /dev/null && "$SBF" build -o e.sbf ecoli="$data/ecoli_slice.fa.gz" \
+  saureus="$data/saureus_slice.fa.gz" lambda="$data/lambda.fa.gz" 2> /dev/null
+"$SBF" categorize -p cat/two -f "h.sbf e.sbf" -e r1.fq r2.fq 2> /dev/null
+check "categorize -f with two index files gives the one index's summary" cmp -s <(cut -f1-4 cat/two_summary.tsv) <(cut -f1-4 cat/run_summary.tsv)
+"$SBF" categorize -p cat/gz -f idx.sbf -g --fa -s 40 r1.fq 2> /dev/null
+check "categorize -g --fa -s 40 (bases): gzip FASTA outputs" test "$(zcat cat/gz_lambda.fa.gz | grep -c '^>')" -ge 140
+"$SBF" categorize -f idx.sbf r1.fq r2.fq 2> err
+check "categorize: two files without -e are refused" grep -q "two inputs are mates: add -e" err
+
 # ---- GPU and CPU engines give identical outputs (skipped without a GPU) ---------------------------
 if "$SBF" --version | grep -q '^GPU 0:'; then
   "$SBF" classify -x idx.sbf --gpu none --hits --no-PG -o cpu.bam in2.bam 2> /dev/null &&

@@ -1,0 +1,162 @@
+/* sbf_categorize_cmd.c -- `sbf categorize`: biobloomcategorizer's options and file names, so a
+ * pipeline that calls BioBloom Tools switches by changing the command. The differences from
+ * BioBloom Tools 2.3 are listed in doc/biobloom.md. The work is sbf_screen.c's. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sbf.h"
+#include "sbf_cli.h"
+#include "sbf_screen.h"
+
+#define BIOBLOOM_DEFAULT_SCORE 0.15
+
+void usage_categorize(FILE *fp)
+{
+    fprintf(fp,
+            "Usage: sbf categorize [OPTION]... -f \"IDX1.sbf [IDX2.sbf]...\" FILE [FILE2]\n"
+            "\n"
+            "biobloomcategorizer's interface on sbf's engine: each read (pair) is assigned to the\n"
+            "target it matches, or to multiMatch / noMatch; PREFIX_summary.tsv gives the counts.\n"
+            "Indexes are sbf files (sbf build), not BioBloom .bf filters; every target of every\n"
+            "index is a filter. Differences from BioBloom Tools 2.3: doc/biobloom.md.\n"
+            "\n"
+            "  -p, --prefix=PREFIX     output prefix: PREFIX_summary.tsv, PREFIX_<target>.fq ... [none]\n"
+            "  -f, --filter_files=LIST index files, separated by spaces or commas (required)\n"
+            "  -e, --paired_mode       FILE and FILE2 are mates (or FILE holds pairs: interleaved\n"
+            "                          FASTQ, or SAM/BAM/CRAM mates); outputs get _1 and _2\n"
+            "  -i, --inclusive         a pair matches a target if either mate does [both mates]\n"
+            "  -s, --score=N           least fraction of a read's k-mers found in a target [%.2f];\n"
+            "                          an integer N > 1: at least N-k+1 k-mers (N matching bases)\n"
+            "  -b, --best_hit          a read matching several targets goes to the best one, not\n"
+            "                          multiMatch (exact ties stay multiMatch)\n"
+            "  -t, --threads=N         threads [1]\n"
+            "      --fq, --fa          write the categorized reads as FASTQ / FASTA [summary only]\n"
+            "  -g, --gz_output         compress the read outputs (BGZF, which gzip reads)\n"
+            "      --gpu auto|none|ID  CUDA device [auto]\n"
+            "  -v, --version           sbf's version\n"
+            "  -h, --help              this help\n",
+            BIOBLOOM_DEFAULT_SCORE);
+}
+
+enum { OPT_FQ = 1000, OPT_FA };
+
+/* "a.sbf b.sbf" or "a.sbf,b.sbf": the words, into the index list. */
+static int split_filters(screen_opt_t *o, char *list)
+{
+    for (char *w = strtok(list, " ,\t"); w; w = strtok(NULL, " ,\t")) {
+        if (o->n_indexes == SCREEN_MAX_INDEXES) {
+            cli_error(o->cmd, "at most %d filter files", SCREEN_MAX_INDEXES);
+            return -1;
+        }
+        o->index_paths[o->n_indexes++] = w;
+        if (!o->index_path)
+            o->index_path = w;
+    }
+    return 0;
+}
+
+int main_categorize(int argc, char **argv)
+{
+    static const struct option lopts[] = {
+        {"prefix", required_argument, NULL, 'p'},   {"filter_files", required_argument, NULL, 'f'},
+        {"paired_mode", no_argument, NULL, 'e'},    {"inclusive", no_argument, NULL, 'i'},
+        {"score", required_argument, NULL, 's'},    {"threads", required_argument, NULL, 't'},
+        {"gz_output", no_argument, NULL, 'g'},      {"best_hit", no_argument, NULL, 'b'},
+        {"fq", no_argument, NULL, OPT_FQ},          {"fa", no_argument, NULL, OPT_FA},
+        {"gpu", required_argument, NULL, OPT_GPU},  {"version", no_argument, NULL, 'v'},
+        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
+    const char *cmd = "categorize", *prefix = "";
+    screen_opt_t o;
+    screen_opt_init(&o, cmd, SCREEN_COUNT);
+    o.multi_name = "multiMatch";
+    o.none_name = "noMatch";
+    o.no_tags = 1;
+    o.pg_cmdline = NULL;
+    o.score.min_score = BIOBLOOM_DEFAULT_SCORE;
+    o.score.margin = 1.0;   /* without -b, every passing target is a match: two make multiMatch */
+    int c, paired = 0, inclusive = 0, gz = 0, status = 1;
+    long min_bases = 0;
+    char *filters = NULL, *pattern = NULL, *summary = NULL;
+    const char *reads_fmt = NULL;
+    while ((c = getopt_long(argc, argv, "p:f:eis:t:gbvh", lopts, NULL)) >= 0) {
+        int bad = 0;
+        switch (c) {
+        case 'p': prefix = optarg; break;
+        case 'f':
+            free(filters);
+            if (!(filters = strdup(optarg))) {
+                cli_error(cmd, "out of memory");
+                goto done;
+            }
+            break;
+        case 'e': paired = 1; break;
+        case 'i': inclusive = 1; break;
+        case 's': {
+            char *end;
+            double v = strtod(optarg, &end);
+            if (*end || end == optarg || v < 0 || (v > 1 && v != (double)(long)v)) {
+                cli_error(cmd, "invalid value '%s' for -s: a score from 0 to 1, or a whole number of bases", optarg);
+                goto done;
+            }
+            if (v > 1)
+                min_bases = (long)v;
+            else
+                o.score.min_score = v;
+            break;
+        }
+        case 't': bad = cli_int(cmd, "-t", optarg, 1, 1024, &o.threads); break;
+        case 'g': gz = 1; break;
+        case 'b': o.score.margin = 0; break;
+        case OPT_FQ: reads_fmt = "fq"; break;
+        case OPT_FA: reads_fmt = "fa"; break;
+        case OPT_GPU: bad = cli_gpu_option(cmd, optarg, &o.gpu); break;
+        case 'v': printf("sbf categorize (sbf %s)\n", SBF_VERSION); status = 0; goto done;
+        case 'h': usage_categorize(stdout); status = 0; goto done;
+        default: usage_categorize(stderr); goto done;
+        }
+        if (bad)
+            goto done;
+    }
+    if (!filters || split_filters(&o, filters) < 0 || o.n_indexes == 0) {
+        if (!filters || o.n_indexes == 0)
+            cli_error(cmd, "no filter files given (-f \"IDX.sbf ...\")");
+        goto done;
+    }
+    int n = argc - optind;
+    if (n < 1 || n > 2 || (n == 2 && !paired)) {
+        cli_error(cmd, n < 1 ? "no input given"
+                       : n == 2 ? "two inputs are mates: add -e (sbf categorize reads one file, or one pair of files)"
+                                : "at most two inputs (mate files, with -e)");
+        goto done;
+    }
+    o.in[0] = argv[optind];
+    o.in[1] = n == 2 ? argv[optind + 1] : NULL;
+    if (paired && n == 1) {
+        const char *dot = strrchr(o.in[0], '.');
+        /* FASTA/FASTQ cannot say which records are mates: then consecutive records are */
+        o.interleaved = !(dot && (!strcmp(dot, ".bam") || !strcmp(dot, ".sam") || !strcmp(dot, ".cram")));
+    }
+    o.pair_rule = paired ? (inclusive ? SBF_PAIRS_EITHER : SBF_PAIRS_BOTH) : 0;
+    const char *sep = *prefix ? "_" : "";
+    size_t len = strlen(prefix) + 32;
+    if (!(summary = malloc(len)) || !(pattern = malloc(len))) {
+        cli_error(cmd, "out of memory");
+        goto done;
+    }
+    snprintf(summary, len, "%s%ssummary.tsv", prefix, sep);
+    o.summary_tsv = summary;
+    if (reads_fmt) {
+        o.mode = SCREEN_SPLIT;
+        snprintf(pattern, len, "%s%s%%%s.%s%s", prefix, sep, paired ? "_#" : "", reads_fmt, gz ? ".gz" : "");
+        o.split_pattern = pattern;
+        o.outfmt = !strcmp(reads_fmt, "fq") ? (gz ? "fastq.gz" : "fastq") : (gz ? "fasta.gz" : "fasta");
+    }
+    o.min_match_bases = min_bases;
+    status = screen_run(&o);
+done:
+    free(filters);
+    free(pattern);
+    free(summary);
+    return status;
+}
