@@ -82,6 +82,30 @@ static void test_no_kmer_and_no_target(void **state)
     assert_int_equal(sbf_classify_fragment(&o, 0, 10, hits, &score, NULL), SBF_CAT_NONE);
 }
 
+static void test_mates_rules(void **state)
+{
+    (void)state;
+    double score;
+    uint8_t passing[2];
+    sbf_score_opt_t o = opts(0.15, 3, 1.0);   /* categorize's defaults without -b */
+    uint32_t m1[2] = {50, 0}, m2[2] = {10, 0};  /* target 0: mate 1 passes (0.5), mate 2 not (0.1) */
+    assert_int_equal(sbf_classify_mates(&o, 2, SBF_PAIRS_BOTH, 100, m1, 100, m2, &score, passing), SBF_CAT_NONE);
+    assert_int_equal(sbf_classify_mates(&o, 2, SBF_PAIRS_EITHER, 100, m1, 100, m2, &score, passing), 0);
+    assert_true(score == 0.5);   /* either: the higher mate score */
+    m2[0] = 20;
+    assert_int_equal(sbf_classify_mates(&o, 2, SBF_PAIRS_BOTH, 100, m1, 100, m2, &score, passing), 0);
+    assert_true(score == 0.2);   /* both: the lower mate score */
+    uint32_t a[2] = {90, 30}, b[2] = {80, 40};  /* both targets pass for both mates */
+    assert_int_equal(sbf_classify_mates(&o, 2, SBF_PAIRS_BOTH, 100, a, 100, b, &score, passing), SBF_CAT_MULTI);
+    assert_true(passing[0] && passing[1]);
+    o.margin = 0;   /* -b: the best one */
+    assert_int_equal(sbf_classify_mates(&o, 2, SBF_PAIRS_BOTH, 100, a, 100, b, &score, passing), 0);
+    assert_int_equal(sbf_classify_mates(&o, 2, SBF_PAIRS_BOTH, 0, a, 0, b, &score, passing), SBF_CAT_NO_KMER);
+    /* a mate without k-mers fails "both" but not "either" */
+    assert_int_equal(sbf_classify_mates(&o, 2, SBF_PAIRS_BOTH, 100, a, 0, b, &score, passing), SBF_CAT_NONE);
+    assert_int_equal(sbf_classify_mates(&o, 2, SBF_PAIRS_EITHER, 100, a, 0, b, &score, passing), 0);
+}
+
 static void test_outspec(void **state)
 {
     (void)state;
@@ -182,6 +206,7 @@ int main(void)
         cmocka_unit_test(test_defaults),         cmocka_unit_test(test_best_target),
         cmocka_unit_test(test_thresholds),       cmocka_unit_test(test_multi_and_margin),
         cmocka_unit_test(test_no_kmer_and_no_target), cmocka_unit_test(test_outspec),
+        cmocka_unit_test(test_mates_rules),
         cmocka_unit_test(test_mate_names),       cmocka_unit_test(test_safe_file_part),       cmocka_unit_test(test_pairing_by_flags),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
