@@ -32,6 +32,7 @@ enum {
     OPT_KEEP,
     OPT_INVERT,
     OPT_GPU_MEM_LIMIT,
+    OPT_REPORT,
 };
 
 /* "sbf CMD: message" on stderr. */

@@ -84,6 +84,7 @@ int screen_parse_common(screen_opt_t *o, int c, const char *arg)
     case OPT_GPU_MEM_LIMIT: bad = cli_size(cmd, "--gpu-mem-limit", arg, &o->gpu_mem_limit); break;
     case OPT_SUMMARY: o->summary_tsv = arg; break;
     case OPT_JSON: o->json = arg; break;
+    case OPT_REPORT: o->report = arg; break;
     case OPT_PROGRESS: o->progress = 1; break;
     case OPT_NO_PROGRESS: o->progress = 0; break;
     case OPT_NO_PG: o->pg_cmdline = NULL; break;
@@ -115,6 +116,7 @@ void screen_usage_common(FILE *fp)
             "      --write-index    index BAM/CRAM output (.csi/.crai; needs sorted records)\n"
             "      --summary FILE   BioBloom-style TSV: per target hits/misses/shared, multiMatch, noMatch\n"
             "      --json FILE      JSON summary: reads and bases in and out, categories, speed, engine\n"
+            "      --report FILE    an HTML page: reads per category, score distributions, parameters\n"
             "Running:\n"
             "  -@, --threads N      threads for (de)compression and the CPU engine [1]\n"
             "  -K, --batch SIZE     bases per batch; memory is about 4 batches [%uM]\n"
@@ -387,6 +389,11 @@ static int classify_job(screen_t *s, job_t *j)
         }
         j->cat[f] = cat;
         j->score[f] = (float)score;
+        if (kmers)
+            for (int t = 0; t < R; ++t) {
+                int bin = (int)((double)h[t] / kmers * SUMMARY_BINS);
+                ++sum->score_hist[(size_t)t * SUMMARY_BINS + (size_t)(bin < SUMMARY_BINS ? bin : SUMMARY_BINS - 1)];
+            }
         ++sum->frags;
         sum->reads_in += fr->n;
         s->pairs_seen |= fr->n == 2;
@@ -762,7 +769,7 @@ int screen_run(const screen_opt_t *o)
     pthread_t reader, writer;
     sbf_reader_t *first = NULL;
     char engine[320];
-    cli_output_t tsv = {0}, json = {0};
+    cli_output_t tsv = {0}, json = {0}, html = {0};
 
     if (load_indexes(&s) < 0)
         goto done;
@@ -804,7 +811,8 @@ int screen_run(const screen_opt_t *o)
     }
     if (open_inputs(&s, &first) < 0 || setup_outputs(&s, first) < 0 ||
         (o->summary_tsv && cli_output_open(o->cmd, o->summary_tsv, &tsv) < 0) ||
-        (o->json && cli_output_open(o->cmd, o->json, &json) < 0))
+        (o->json && cli_output_open(o->cmd, o->json, &json) < 0) ||
+        (o->report && cli_output_open(o->cmd, o->report, &html) < 0))
         goto done;
 
     if (sbf_queue_init(&s.free_q, N_JOBS) < 0 || sbf_queue_init(&s.class_q, N_JOBS) < 0 ||
@@ -878,6 +886,13 @@ join:
             goto done;
         }
     }
+    if (html.fp) {
+        summary_write_html(&s.sum, html.fp);
+        if (fflush(html.fp) != 0 || ferror(html.fp)) {
+            cli_error(o->cmd, "%s: write failed: %s", o->report, strerror(errno));
+            goto done;
+        }
+    }
     int per = s.mate_files ? 2 : 1;
     for (int i = 0; i < s.n_slots * per; ++i) {
         sbf_writer_t *w = s.outs[i];
@@ -893,7 +908,8 @@ join:
         goto done;
     }
     s.input = NULL;
-    if ((tsv.fp && cli_output_commit(o->cmd, &tsv) < 0) || (json.fp && cli_output_commit(o->cmd, &json) < 0))
+    if ((tsv.fp && cli_output_commit(o->cmd, &tsv) < 0) || (json.fp && cli_output_commit(o->cmd, &json) < 0) ||
+        (html.fp && cli_output_commit(o->cmd, &html) < 0))
         goto done;
     summary_print(&s.sum, stderr);
     if (o->stats)
@@ -909,6 +925,7 @@ done:
         sbf_writer_abort(s.outs[i]);
     cli_output_abort(&tsv);
     cli_output_abort(&json);
+    cli_output_abort(&html);
     free(s.outs);
     sbf_input_free(s.input);
     for (int i = 0; i < N_JOBS; ++i)

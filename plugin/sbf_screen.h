@@ -43,7 +43,7 @@ typedef struct {
     const char *select;         /* filter: --remove/--keep target list (NULL: all targets) */
     int keep;                   /* filter: the list names targets to keep, not remove */
     int invert;                 /* filter: write the other reads */
-    const char *summary_tsv, *json;
+    const char *summary_tsv, *json, *report;
     int threads;
     uint64_t batch_bases;
     int gpu;                    /* SBF_GPU_* or a device */
@@ -67,6 +67,7 @@ extern const char screen_common_short[];
         {"margin", required_argument, NULL, OPT_MARGIN}, {"interleaved", no_argument, NULL, OPT_INTERLEAVED}, \
         {"gpu", required_argument, NULL, OPT_GPU}, {"summary", required_argument, NULL, OPT_SUMMARY},  \
         {"json", required_argument, NULL, OPT_JSON}, {"progress", no_argument, NULL, OPT_PROGRESS},    \
+        {"report", required_argument, NULL, OPT_REPORT},                                               \
         {"no-progress", no_argument, NULL, OPT_NO_PROGRESS}, {"no-PG", no_argument, NULL, OPT_NO_PG},  \
         {"write-index", no_argument, NULL, OPT_WRITE_INDEX}, {"stats", no_argument, NULL, OPT_STATS},  \
         {"gpu-mem-limit", required_argument, NULL, OPT_GPU_MEM_LIMIT},                                 \

@@ -10,7 +10,8 @@ int summary_alloc(screen_summary_t *s, int n_targets)
     s->cat = calloc((size_t)n_targets + 2, sizeof *s->cat);
     s->hits = calloc((size_t)n_targets + 1, sizeof *s->hits);
     s->shared = calloc((size_t)n_targets + 1, sizeof *s->shared);
-    return s->cat && s->hits && s->shared ? 0 : -1;
+    s->score_hist = calloc(((size_t)n_targets + 1) * SUMMARY_BINS, sizeof *s->score_hist);
+    return s->cat && s->hits && s->shared && s->score_hist ? 0 : -1;
 }
 
 void summary_free(screen_summary_t *s)
@@ -18,7 +19,8 @@ void summary_free(screen_summary_t *s)
     free(s->cat);
     free(s->hits);
     free(s->shared);
-    s->cat = s->hits = s->shared = NULL;
+    free(s->score_hist);
+    s->cat = s->hits = s->shared = s->score_hist = NULL;
 }
 
 static double rate(uint64_t n, uint64_t total) { return total ? (double)n / (double)total : 0.0; }

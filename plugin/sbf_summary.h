@@ -23,10 +23,13 @@ typedef struct {
     uint64_t no_kmer;             /* fragments without a valid k-mer (counted in none too) */
     uint64_t *cat;                /* n_targets + 2: fragments per category */
     uint64_t *hits, *shared;      /* per target: fragments passing it; of those, also passing another */
+    uint64_t *score_hist;         /* per target, SUMMARY_BINS bins of h_t / n (fragments with k-mers) */
     /* counted by the writer */
     uint64_t frags_out, reads_out, bases_out;
     double seconds;
 } screen_summary_t;
+
+#define SUMMARY_BINS 20   /* score histogram: [0, 0.05), [0.05, 0.10), ..., [0.95, 1] */
 
 int summary_alloc(screen_summary_t *s, int n_targets);
 void summary_free(screen_summary_t *s);
@@ -35,5 +38,8 @@ void summary_free(screen_summary_t *s);
 void summary_write_tsv(const screen_summary_t *s, FILE *fp);
 void summary_write_json(const screen_summary_t *s, FILE *fp);
 void summary_print(const screen_summary_t *s, FILE *fp);
+/* A self-contained HTML page (inline SVG, no scripts, no network): reads per category, the
+ * score distribution per target, the run's parameters. */
+void summary_write_html(const screen_summary_t *s, FILE *fp);
 
 #endif
