@@ -168,6 +168,33 @@ SBF_EXPORT int sbf_index_gpu(const sbf_index_t *idx);
 SBF_EXPORT int sbf_query_kmers(const sbf_index_t *idx, int target, const char *seq, size_t len,
                                uint8_t *present) SBF_RESULT_USED;
 
+/* ---- Classification: the scoring of `sbf classify`, for reads the caller holds ----
+ *
+ * A fragment (a read, or both mates of a pair) with n valid k-mers, h_t of them in target t,
+ * scores h_t / n for t. Its category is the best target if that score reaches min_score with
+ * at least min_hits k-mers and no other such target is within `margin` of it; SBF_CAT_MULTI if
+ * several are; SBF_CAT_NONE if none; SBF_CAT_NO_KMER if the fragment has no valid k-mer. */
+typedef struct {
+    double min_score;   /* 0..1 [0.25] */
+    unsigned min_hits;  /* >= 1 [3] */
+    double margin;      /* 0..1 [0.02] */
+} sbf_classify_opt_t;
+
+#define SBF_CAT_MULTI (-1)
+#define SBF_CAT_NONE (-2)
+#define SBF_CAT_NO_KMER (-3)
+
+SBF_EXPORT void sbf_classify_opt_init(sbf_classify_opt_t *opt);
+
+/* Classify n fragments: read i is seqs[i] (lens[i] bytes, ASCII); with seqs2 not NULL, its
+ * mate seqs2[i] (lens2[i] bytes) belongs to the same fragment. Writes category[i] (a target
+ * number or SBF_CAT_*) and, if score is not NULL, score[i] = the best target's score. On the
+ * GPU when sbf_index_use_gpu() was called; up to `threads` CPU threads otherwise. Thread-safe
+ * on one index. */
+SBF_EXPORT int sbf_classify(const sbf_index_t *idx, const sbf_classify_opt_t *opt, size_t n,
+                            const char *const *seqs, const size_t *lens, const char *const *seqs2,
+                            const size_t *lens2, int *category, float *score, int threads) SBF_RESULT_USED;
+
 #ifdef __cplusplus
 }
 #endif

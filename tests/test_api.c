@@ -240,6 +240,59 @@ static void test_concurrent_queries(void **state)
     sbf_index_destroy(idx);
 }
 
+/* sbf_classify: reads of a target are that target, random reads none, a read without k-mers
+ * no k-mer; a pair's category comes from both mates' k-mers; bad options are refused. */
+static void test_classify_api(void **state)
+{
+    (void)state;
+    test_seed(43);
+    sbf_opt_t o = test_opt(31, 25, 25, 2, 16);
+    char *ref = random_dna(50000);
+    sbf_index_t *idx = build_from_seqs(&o, &ref, 1);
+    enum { N = 300 };
+    char *pool = random_dna(N * 100);
+    const char *seqs[N], *mates[N];
+    char *rc[N];
+    size_t lens[N], mlens[N];
+    for (int i = 0; i < N; ++i) {
+        int from_ref = i % 3 != 0;
+        seqs[i] = from_ref ? ref + test_rand() % (50000 - 100) : pool + (size_t)i * 100;
+        lens[i] = i == N - 1 ? 20 : 100;   /* the last one is shorter than k */
+        rc[i] = revcomp(ref + test_rand() % (50000 - 100), 100);   /* every mate 2 from the reference */
+        mates[i] = rc[i];
+        mlens[i] = 100;
+    }
+    sbf_classify_opt_t co;
+    sbf_classify_opt_init(&co);
+    assert_true(co.min_score == 0.25 && co.min_hits == 3 && co.margin == 0.02);
+    int cat[N];
+    float score[N];
+    assert_int_equal(sbf_classify(idx, &co, N, seqs, lens, NULL, NULL, cat, score, 2), SBF_OK);
+    for (int i = 0; i < N - 1; ++i) {
+        assert_int_equal(cat[i], i % 3 != 0 ? 0 : SBF_CAT_NONE);
+        assert_true(i % 3 != 0 ? score[i] == 1.0f : score[i] < 0.25f);
+    }
+    assert_int_equal(cat[N - 1], SBF_CAT_NO_KMER);
+    /* pairs: a random mate 1 with a reference mate 2 scores about 0.5: still the target */
+    assert_int_equal(sbf_classify(idx, &co, N, seqs, lens, mates, mlens, cat, score, 1), SBF_OK);
+    for (int i = 0; i < N - 1; ++i) {
+        assert_int_equal(cat[i], 0);
+        assert_true(i % 3 != 0 ? score[i] == 1.0f : score[i] > 0.45f && score[i] < 0.6f);
+    }
+    co.min_score = 0.6;   /* now a half-random pair is none */
+    assert_int_equal(sbf_classify(idx, &co, N, seqs, lens, mates, mlens, cat, NULL, 1), SBF_OK);
+    assert_int_equal(cat[0], SBF_CAT_NONE);
+    assert_int_equal(cat[1], 0);
+    co.min_hits = 0;
+    assert_int_equal(sbf_classify(idx, &co, N, seqs, lens, NULL, NULL, cat, NULL, 1), SBF_E_PARAM);
+    assert_non_null(strstr(sbf_last_error(), "min_hits"));
+    for (int i = 0; i < N; ++i)
+        free(rc[i]);
+    free(pool);
+    free(ref);
+    sbf_index_destroy(idx);
+}
+
 static void *fail_in_thread(void *p)
 {
     (void)p;
@@ -331,6 +384,7 @@ int main(void)
         cmocka_unit_test(test_last_error_is_per_thread),
         cmocka_unit_test(test_size_option),
         cmocka_unit_test(test_gpu_selection),
+        cmocka_unit_test(test_classify_api),
     };
     return cmocka_run_group_tests_name("api", tests, tmpdir_setup, tmpdir_teardown);
 }

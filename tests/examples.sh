@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# examples.sh -- the API examples of doc/examples, built as a user would: with
+# `pkg-config --cflags --libs sbf` (the build tree's sbf-uninstalled.pc) and with dlopen(),
+# then run on a small index; their answers must match `sbf classify`.
+# TAP-like output as tests/cli.sh; run by `make check` or by hand: tests/examples.sh
+set -u
+srcdir=${srcdir:-$(cd "$(dirname "$0")" && pwd)}
+SBF=${SBF:-$srcdir/../sbf}
+builddir=$(cd "$(dirname "$SBF")" && pwd)
+data=$srcdir/data
+examples=$srcdir/../doc/examples
+work=$(mktemp -d "${TMPDIR:-/tmp}/sbf-examples.XXXXXX")
+[ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
+check() { local name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name" "failed: $*"; fi; }
+cd "$work" || exit 1
+CC=${CC:-cc}
+export PKG_CONFIG_PATH=$builddir${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
+
+"$SBF" build -o idx.sbf "$data/phage_a.fa" B="$data/phage_b.fa" 2> /dev/null || { echo "Bail out! sbf build failed"; exit 1; }
+flags=$(pkg-config --cflags --libs sbf 2> pc.err)
+check "pkg-config --cflags --libs sbf" test -n "$flags"
+$CC -Wall -Wextra -Werror "$examples/screen_buffers.c" $flags -o screen_buffers 2> cc.err
+check "screen_buffers.c builds with pkg-config's flags, warning-free" test -x screen_buffers
+LD_LIBRARY_PATH=$builddir/.libs ./screen_buffers idx.sbf "$data/reads.fq" > buffers.tsv 2> buffers.err
+check "screen_buffers runs" test $? -eq 0
+"$SBF" classify -x idx.sbf "$data/reads.fq" 2> /dev/null | awk 'NR % 4 == 1 { for (i = 2; i <= NF; ++i) if ($i ~ /^sb:Z:/) c = substr($i, 6); print substr($1, 2) "\t" c }' > cli.tsv
+check "its categories equal sbf classify's" cmp -s <(grep -v '^#' buffers.tsv | cut -f1,2) cli.tsv
+check "it reports the library's version" grep -q "^# libsbf $("$SBF" --version | sed -n 's/^libsbf //p')" buffers.tsv
+$CC -Wall -Wextra -Werror "$examples/dlopen_screen.c" -ldl -o dlopen_screen 2> cc2.err
+check "dlopen_screen.c builds without linking libsbf" test -x dlopen_screen
+seq_a=$(sed -n 2p "$data/reads.fq")
+LD_LIBRARY_PATH=$builddir/.libs ./dlopen_screen idx.sbf "$seq_a" NNNNACGT > dl.txt 2> dl.err
+check "dlopen_screen loads libsbf.so.1 and classifies" test "$(sed -n 2,3p dl.txt | cut -f2 | tr '\n' ' ')" = "phage_a none "
+./dlopen_screen /nonexistent/libsbf.so idx.sbf ACGT > /dev/null 2> dl2.err
+check "dlopen_screen: a missing library is an error" test $? -eq 1 -a -s dl2.err
+echo "1..$n"
+[ "$failed" -eq 0 ]
