@@ -39,7 +39,7 @@ void usage_categorize(FILE *fp)
             BIOBLOOM_DEFAULT_SCORE);
 }
 
-enum { OPT_FQ = 1000, OPT_FA };
+enum { OPT_FQ = 1000, OPT_FA, OPT_UNSUPPORTED };
 
 /* "a.sbf b.sbf" or "a.sbf,b.sbf": the words, into the index list. */
 static int split_filters(screen_opt_t *o, char *list)
@@ -65,7 +65,12 @@ int main_categorize(int argc, char **argv)
         {"gz_output", no_argument, NULL, 'g'},      {"best_hit", no_argument, NULL, 'b'},
         {"fq", no_argument, NULL, OPT_FQ},          {"fa", no_argument, NULL, OPT_FA},
         {"gpu", required_argument, NULL, OPT_GPU},  {"version", no_argument, NULL, 'v'},
-        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
+        {"help", no_argument, NULL, 'h'},
+        /* biobloomcategorizer options sbf does not take: named in a clear error */
+        {"length_cutoff", required_argument, NULL, 'l'}, {"with_score", no_argument, NULL, 'w'},
+        {"chastity", no_argument, NULL, OPT_UNSUPPORTED}, {"no-chastity", no_argument, NULL, OPT_UNSUPPORTED},
+        {"min_FPR", required_argument, NULL, 'c'},       {"multi", required_argument, NULL, 'm'},
+        {"stdout_filter", required_argument, NULL, 'd'}, {NULL, 0, NULL, 0}};
     const char *cmd = "categorize", *prefix = "";
     screen_opt_t o;
     screen_opt_init(&o, cmd, SCREEN_COUNT);
@@ -79,7 +84,8 @@ int main_categorize(int argc, char **argv)
     long min_bases = 0;
     char *filters = NULL, *pattern = NULL, *summary = NULL;
     const char *reads_fmt = NULL;
-    while ((c = getopt_long(argc, argv, "p:f:eis:t:gbvh", lopts, NULL)) >= 0) {
+    int li;
+    while ((c = getopt_long(argc, argv, "p:f:eis:t:gbvhl:wc:m:d:", lopts, &li)) >= 0) {
         int bad = 0;
         switch (c) {
         case 'p': prefix = optarg; break;
@@ -113,6 +119,12 @@ int main_categorize(int argc, char **argv)
         case OPT_GPU: bad = cli_gpu_option(cmd, optarg, &o.gpu); break;
         case 'v': printf("sbf categorize (sbf %s)\n", SBF_VERSION); status = 0; goto done;
         case 'h': usage_categorize(stdout); status = 0; goto done;
+        case 'l': case 'w': case 'c': case 'm': case 'd': case OPT_UNSUPPORTED:
+            if (c == OPT_UNSUPPORTED)
+                cli_error(cmd, "BioBloom's --%s is not supported by sbf categorize (see doc/biobloom.md)", lopts[li].name);
+            else
+                cli_error(cmd, "BioBloom's -%c is not supported by sbf categorize (see doc/biobloom.md)", c);
+            goto done;
         default: usage_categorize(stderr); goto done;
         }
         if (bad)

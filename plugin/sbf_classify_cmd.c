@@ -16,13 +16,14 @@ void usage_classify(FILE *fp)
             "or 'none') and ss:f:<best score>; with --split, one output per category instead.\n"
             "Secondary and supplementary records are passed through untagged (tag mode) or dropped\n"
             "(--split); they are never scored twice.\n"
-            "Then:  samtools view -d sb:human out.bam      samtools split -d sb out.bam\n"
+            "Then:  samtools view -d sb:human out.bam   (or samtools split -d sb, samtools >= 1.17)\n"
             "\n");
     screen_usage_common(fp);
     fprintf(fp,
             "Classify:\n"
             "  -o, --output FILE    output [standard output]\n"
-            "  -1 FILE, -2 FILE     mates 1 and 2 to separate files (FASTQ pairs)\n"
+            "  -1, --output1 FILE   mate 1 to FILE (with -2: mates to separate files)\n"
+            "  -2, --output2 FILE   mate 2 to FILE\n"
             "      --split PATTERN  one output per category: %% is the category, # the mate (1 or 2),\n"
             "                       e.g. 'out_%%_#.fq.gz'; all categories' files are created\n"
             "      --hits           also write the per-target hit counts (sh:B:I, in index order)\n"

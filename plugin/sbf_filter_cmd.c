@@ -19,7 +19,8 @@ void usage_filter(FILE *fp)
     fprintf(fp,
             "Filter:\n"
             "  -o, --output FILE    output [standard output]\n"
-            "  -1 FILE, -2 FILE     mates 1 and 2 to separate files (as samtools fastq)\n"
+            "  -1, --output1 FILE   mate 1 to FILE (with -2: mates to separate files, as samtools fastq)\n"
+            "  -2, --output2 FILE   mate 2 to FILE\n"
             "      --remove LIST    targets whose reads are removed, comma-separated [all targets]\n"
             "      --keep LIST      write only the reads assigned to these targets instead\n"
             "      --invert         write the reads that would have been dropped\n");

@@ -143,6 +143,10 @@ int main(int argc, char **argv)
             fprintf(stderr, "sbf: unknown command '%s' (see 'sbf --help')\n", cmd);
             return 1;
         }
+        /* getopt names argv[0] in its messages: "sbf classify: unrecognized option '--x'" */
+        char program[64];
+        snprintf(program, sizeof program, "sbf %s", c->name);
+        argv[1] = program;
         status = c->run(argc - 1, argv + 1);
     }
     /* A full disk or a closed pipe must not pass for success. */

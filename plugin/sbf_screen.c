@@ -104,7 +104,8 @@ void screen_usage_common(FILE *fp)
             "      --interleaved    IN holds pairs as consecutive records. Without it, SAM/BAM/CRAM\n"
             "                       mates are paired by their flags when they are adjacent.\n"
             "  -T, --reference FA   reference of CRAM input and output\n"
-            "  -x, --index FILE     index built by 'sbf build' (required)\n"
+            "  -x, --index FILE     index built by 'sbf build' (required; repeat -x to screen against\n"
+            "                       several indexes at once: their targets side by side, same k)\n"
             "Scoring (a pair is one fragment: both mates' k-mers count, both get one category):\n"
             "  -s, --min-score F    least fraction of a fragment's k-mers found in a target [%.2f]\n"
             "      --min-hits N     least number of k-mers found in a target [%d]\n"
@@ -865,6 +866,8 @@ join:
     s.sum.unit = o->in[1] || o->interleaved ? "pairs" : s.pairs_seen ? "fragments" : "reads";
     s.sum.engine = engine;
     s.sum.index_path = o->index_path;
+    s.sum.index_paths = o->index_paths;
+    s.sum.n_indexes = o->n_indexes;
     s.sum.inputs[0] = o->in[0];
     s.sum.inputs[1] = o->in[1];
     s.sum.names = (const char *const *)s.names;

@@ -63,6 +63,12 @@ void summary_write_json(const screen_summary_t *s, FILE *fp)
     json_string(fp, s->mode);
     fprintf(fp, ",\n  \"index\": ");
     json_string(fp, s->index_path);
+    fprintf(fp, ",\n  \"indexes\": [");
+    for (int i = 0; i < s->n_indexes; ++i) {
+        fprintf(fp, i ? ", " : "");
+        json_string(fp, s->index_paths[i]);
+    }
+    fputc(']', fp);
     fprintf(fp, ",\n  \"inputs\": [");
     for (int i = 0; i < 2 && s->inputs[i]; ++i) {
         fprintf(fp, i ? ", " : "");
@@ -73,10 +79,14 @@ void summary_write_json(const screen_summary_t *s, FILE *fp)
     fprintf(fp, ",\n  \"min_score\": %g,\n  \"min_hits\": %u,\n  \"margin\": %g,\n", s->min_score, s->min_hits,
             s->margin);
     fprintf(fp, "  \"unit\": \"%s\",\n", s->unit);
-    fprintf(fp, "  \"in\": {\"%s\": %llu, \"reads\": %llu, \"bases\": %llu},\n", s->unit,
-            (unsigned long long)s->frags, (unsigned long long)s->reads_in, (unsigned long long)s->bases_in);
-    fprintf(fp, "  \"out\": {\"%s\": %llu, \"reads\": %llu, \"bases\": %llu},\n", s->unit,
-            (unsigned long long)s->frags_out, (unsigned long long)s->reads_out, (unsigned long long)s->bases_out);
+    for (int io = 0; io < 2; ++io) {
+        uint64_t frags = io ? s->frags_out : s->frags, reads = io ? s->reads_out : s->reads_in;
+        uint64_t bases = io ? s->bases_out : s->bases_in;
+        fprintf(fp, "  \"%s\": {", io ? "out" : "in");
+        if (strcmp(s->unit, "reads") != 0)   /* pairs or fragments, then reads */
+            fprintf(fp, "\"%s\": %llu, ", s->unit, (unsigned long long)frags);
+        fprintf(fp, "\"reads\": %llu, \"bases\": %llu},\n", (unsigned long long)reads, (unsigned long long)bases);
+    }
     fprintf(fp, "  \"not_classified_records\": %llu,\n", (unsigned long long)s->extras);
     fprintf(fp, "  \"no_kmer\": %llu,\n  \"categories\": [\n", (unsigned long long)s->no_kmer);
     for (int c = 0; c < s->n_targets + 2; ++c) {

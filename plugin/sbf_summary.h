@@ -11,7 +11,9 @@ typedef struct {
     const char *mode;             /* "tag", "split" or "filter" */
     const char *unit;             /* "reads", "pairs" or "fragments" */
     const char *engine;           /* "CPU, 4 threads" or "GPU 0 (NVIDIA H200 ...)" */
-    const char *index_path;
+    const char *index_path;       /* the first index */
+    const char *const *index_paths;
+    int n_indexes;
     const char *inputs[2];
     int n_targets;
     const char *const *names;     /* n_targets + 2 category names: targets, multi, none */

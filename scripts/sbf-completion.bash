@@ -16,7 +16,8 @@ _sbf_options()
 {
     local screen_flags='--interleaved --no-PG --write-index --progress --no-progress --stats -h --help'
     local screen_valued='-T --reference -x --index -s --min-score --min-hits --margin -O --output-fmt
-        --summary --json --report -@ --threads -K --batch --gpu --gpu-mem-limit -o --output -1 -2'
+        --summary --json --report -@ --threads -K --batch --gpu --gpu-mem-limit -o --output -1 --output1
+        -2 --output2'
     case $1 in
     build)
         _sbf_flags='--progress -h --help'
