@@ -4,17 +4,8 @@
 # ("ok N - what" / "not ok N - what"); exits 1 if any case failed.
 # Run by `make check` (SBF and srcdir set by Makefile.am) or by hand: tests/cli.sh
 set -u
-srcdir=${srcdir:-$(cd "$(dirname "$0")" && pwd)}
-SBF=${SBF:-$srcdir/../sbf}
-data=$srcdir/data
+. "${srcdir:-$(cd "$(dirname "$0")" && pwd)}/tap.sh"
 expected=$srcdir/expected
-work=$(mktemp -d "${TMPDIR:-/tmp}/sbf-cli.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-n=0
-failed=0
-
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
 
 # run NAME EXPECTED_STATUS CMD...: runs CMD, stdout in $work/out, stderr in $work/err
 run() {

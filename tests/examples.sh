@@ -4,18 +4,9 @@
 # then run on a small index; their answers must match `sbf classify`.
 # TAP-like output as tests/cli.sh; run by `make check` or by hand: tests/examples.sh
 set -u
-srcdir=${srcdir:-$(cd "$(dirname "$0")" && pwd)}
-SBF=${SBF:-$srcdir/../sbf}
+. "${srcdir:-$(cd "$(dirname "$0")" && pwd)}/tap.sh"
 builddir=$(cd "$(dirname "$SBF")" && pwd)
-data=$srcdir/data
 examples=$srcdir/../doc/examples
-work=$(mktemp -d "${TMPDIR:-/tmp}/sbf-examples.XXXXXX")
-[ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
-check() { local name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name" "failed: $*"; fi; }
 cd "$work" || exit 1
 CC=${CC:-cc}
 export PKG_CONFIG_PATH=$builddir${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
@@ -37,5 +28,4 @@ LD_LIBRARY_PATH=$builddir/.libs ./dlopen_screen idx.sbf "$seq_a" NNNNACGT > dl.t
 check "dlopen_screen loads libsbf.so.1 and classifies" test "$(sed -n 2,3p dl.txt | cut -f2 | tr '\n' ' ')" = "phage_a none "
 ./dlopen_screen /nonexistent/libsbf.so idx.sbf ACGT > /dev/null 2> dl2.err
 check "dlopen_screen: a missing library is an error" test $? -eq 1 -a -s dl2.err
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

@@ -4,16 +4,8 @@
 # (neither the final file nor a temporary one). TAP-like output as tests/cli.sh.
 # Run by `make check` or by hand: tests/hostile.sh
 set -u
-srcdir=${srcdir:-$(cd "$(dirname "$0")" && pwd)}
-SBF=${SBF:-$srcdir/../sbf}
+. "${srcdir:-$(cd "$(dirname "$0")" && pwd)}/tap.sh"
 testbin=${testbin:-$(dirname "$SBF")/tests}
-data=$srcdir/data
-work=$(mktemp -d "${TMPDIR:-/tmp}/sbf-hostile.XXXXXX")
-[ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
 for tool in samtools bgzip; do
   command -v $tool > /dev/null || { echo "Bail out! $tool is needed (apt-get install samtools tabix)"; exit 1; }
 done
@@ -212,5 +204,4 @@ if cmp -s gpu_out.fq cpu_out.fq; then ok "... with the same output"; else not_ok
 expect "--gpu 7: no such device" 0 "sbf classify: notice: GPU 7 requested but no CUDA device is usable: using the CPU engine" - \
   "$SBF" classify -x idx.sbf --gpu 7 -o gpu7.fq r1.fq
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

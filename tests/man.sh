@@ -12,18 +12,10 @@
 #     after `sbf CMD -`, the --gpu and -O values the help names, .sbf files after -x.
 # TAP-like output as tests/cli.sh; run by `make check` or by hand: tests/man.sh
 set -u
-srcdir=${srcdir:-$(cd "$(dirname "$0")" && pwd)}
-SBF=${SBF:-$srcdir/../sbf}
+. "${srcdir:-$(cd "$(dirname "$0")" && pwd)}/tap.sh"
 top=$srcdir/..
 mandir=$top/doc/man
 completion=$top/scripts/sbf-completion.bash
-work=$(mktemp -d "${TMPDIR:-/tmp}/sbf-man.XXXXXX")
-[ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 # expect NAME LIST: ok when LIST (words) is empty, else not ok naming them
 expect_none() { if [ -z "$2" ]; then ok "$1"; else not_ok "$1" $2; fi; }
 
@@ -221,5 +213,4 @@ check_files() { case "$x" in *a.sbf*) ;; *) return 1 ;; esac; case "$x" in *b.fq
 if check_files; then ok "completion: .sbf files and folders after -x, any file after -o"
 else not_ok "completion: .sbf files and folders after -x, any file after -o" "-x: $x" "-o: $o"; fi
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

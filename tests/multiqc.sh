@@ -6,9 +6,7 @@
 # says what MultiQC needs. Without multiqc it prints one skipped case and exits 0.
 # TAP-like output as tests/cli.sh; run by `make check` or by hand: tests/multiqc.sh (KEEP=1).
 set -u
-srcdir=${srcdir:-$(cd "$(dirname "$0")" && pwd)}
-SBF=${SBF:-$srcdir/../sbf}
-data=$srcdir/data
+. "${srcdir:-$(cd "$(dirname "$0")" && pwd)}/tap.sh"
 mqc_config=$srcdir/../workflows/multiqc/multiqc_config.yaml
 if ! command -v multiqc > /dev/null; then
   echo "ok 1 - multiqc reads sbf summaries # SKIP multiqc not installed"
@@ -18,13 +16,6 @@ fi
 for tool in samtools wgsim; do
   command -v $tool > /dev/null || { echo "Bail out! $tool is needed (apt-get install samtools)"; exit 1; }
 done
-work=$(mktemp -d "${TMPDIR:-/tmp}/sbf-multiqc.XXXXXX")
-[ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
-check() { local name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name" "failed: $*"; fi; }
 cd "$work" || exit 1
 export XDG_CACHE_HOME=$work/cache MPLCONFIGDIR=$work/cache/matplotlib
 
@@ -99,5 +90,4 @@ multiqc -f -o report3 other > multiqc3.log 2>&1
 check "a summary without its header line is not found; any file name with it is (S6.data)" \
   test "$(cut -f 1 report3/multiqc_data/multiqc_biobloomtools.txt 2> /dev/null | tail -n +2 | tr '\n' ' ')" = "S6 "
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

@@ -4,16 +4,7 @@
 # Chromium without errors, rendering to a PNG. Skipped (not failed) without chromium.
 # TAP-like output as tests/cli.sh; run by `make check` or by hand: tests/report.sh
 set -u
-srcdir=${srcdir:-$(cd "$(dirname "$0")" && pwd)}
-SBF=${SBF:-$srcdir/../sbf}
-data=$srcdir/data
-work=$(mktemp -d "${TMPDIR:-/tmp}/sbf-report.XXXXXX")
-[ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
-check() { local name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name" "failed: $*"; fi; }
+. "${srcdir:-$(cd "$(dirname "$0")" && pwd)}/tap.sh"
 cd "$work" || exit 1
 
 "$SBF" build -o idx.sbf lambda="$data/lambda.fa.gz" 'E. coli <K-12>'="$data/ecoli_slice.fa.gz" 2> /dev/null ||
@@ -49,5 +40,4 @@ else
   check "... and renders it to a PNG" test "$(head -c 8 report.png | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a -a \
     "$(wc -c < report.png)" -gt 20000
 fi
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

@@ -4,16 +4,7 @@
 # record preservation in BAM/CRAM/FASTQ, order, pairs, split outputs, summaries, errors.
 # TAP-like output as tests/cli.sh; run by `make check` or by hand: tests/screen.sh
 set -u
-srcdir=${srcdir:-$(cd "$(dirname "$0")" && pwd)}
-SBF=${SBF:-$srcdir/../sbf}
-data=$srcdir/data
-work=$(mktemp -d "${TMPDIR:-/tmp}/sbf-screen.XXXXXX")
-[ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
-check() { local name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name" "failed: $*"; fi; }
+. "${srcdir:-$(cd "$(dirname "$0")" && pwd)}/tap.sh"
 for tool in samtools wgsim bgzip; do
   command -v $tool > /dev/null || { echo "Bail out! $tool is needed (apt-get install samtools tabix)"; exit 1; }
 done
@@ -211,5 +202,4 @@ check "FASTQ with a quality length mismatch: exit 1, message, no output" \
   test $? -eq 1 -a ! -e bad.bam -a "$(grep -c "badq.fq: record 'x': quality and sequence lengths differ" err)" -eq 1
 check "no temporary file left behind" test "$(ls | grep -c '\.tmp\.')" -eq 0
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

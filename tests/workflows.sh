@@ -8,9 +8,7 @@
 # TAP-like output as tests/cli.sh; run by `make check` or by hand: tests/workflows.sh (KEEP=1 keeps
 # the work folder).
 set -u
-srcdir=${srcdir:-$(cd "$(dirname "$0")" && pwd)}
-SBF=${SBF:-$srcdir/../sbf}
-data=$srcdir/data
+. "${srcdir:-$(cd "$(dirname "$0")" && pwd)}/tap.sh"
 snakefile=$srcdir/../workflows/snakemake/Snakefile
 if ! command -v snakemake > /dev/null; then
   echo "ok 1 - snakemake workflow # SKIP snakemake not installed"
@@ -21,13 +19,6 @@ for tool in samtools wgsim; do
   command -v $tool > /dev/null || { echo "Bail out! $tool is needed (apt-get install samtools)"; exit 1; }
 done
 case $SBF in /*) ;; *) SBF=$PWD/$SBF ;; esac
-work=$(mktemp -d "${TMPDIR:-/tmp}/sbf-workflows.XXXXXX")
-[ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
-check() { local name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name" "failed: $*"; fi; }
 cd "$work" || exit 1
 export XDG_CACHE_HOME=$work/cache # snakemake's caches stay in the work folder
 
@@ -181,5 +172,4 @@ else
   ok "multiqc report of the workflow # SKIP multiqc not installed"
 fi
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end
