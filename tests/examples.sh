@@ -14,14 +14,15 @@ export PKG_CONFIG_PATH=$builddir${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
 "$SBF" build -o idx.sbf "$data/phage_a.fa" B="$data/phage_b.fa" 2> /dev/null || { echo "Bail out! sbf build failed"; exit 1; }
 flags=$(pkg-config --cflags --libs sbf 2> pc.err)
 check "pkg-config --cflags --libs sbf" test -n "$flags"
-$CC -Wall -Wextra -Werror "$examples/screen_buffers.c" $flags -o screen_buffers 2> cc.err
+# the build's CFLAGS/LDFLAGS too: under scripts/sanitize.sh libsbf needs the sanitizer runtimes
+$CC ${CFLAGS:-} -Wall -Wextra -Werror "$examples/screen_buffers.c" $flags ${LDFLAGS:-} -o screen_buffers 2> cc.err
 check "screen_buffers.c builds with pkg-config's flags, warning-free" test -x screen_buffers
 LD_LIBRARY_PATH=$builddir/.libs ./screen_buffers idx.sbf "$data/reads.fq" > buffers.tsv 2> buffers.err
 check "screen_buffers runs" test $? -eq 0
 "$SBF" classify -x idx.sbf "$data/reads.fq" 2> /dev/null | awk 'NR % 4 == 1 { for (i = 2; i <= NF; ++i) if ($i ~ /^sb:Z:/) c = substr($i, 6); print substr($1, 2) "\t" c }' > cli.tsv
 check "its categories equal sbf classify's" cmp -s <(grep -v '^#' buffers.tsv | cut -f1,2) cli.tsv
 check "it reports the library's version" grep -q "^# libsbf $("$SBF" --version | sed -n 's/^libsbf //p')" buffers.tsv
-$CC -Wall -Wextra -Werror "$examples/dlopen_screen.c" -ldl -o dlopen_screen 2> cc2.err
+$CC ${CFLAGS:-} -Wall -Wextra -Werror "$examples/dlopen_screen.c" ${LDFLAGS:-} -ldl -o dlopen_screen 2> cc2.err
 check "dlopen_screen.c builds without linking libsbf" test -x dlopen_screen
 seq_a=$(sed -n 2p "$data/reads.fq")
 LD_LIBRARY_PATH=$builddir/.libs ./dlopen_screen idx.sbf "$seq_a" NNNNACGT > dl.txt 2> dl.err
