@@ -56,7 +56,8 @@ total_pass=0 total_fail=0 total_skip=0 programs=0
 # One program: prints its line, adds to the totals.
 summarise() {
     local trs=$1 name log result counts pass fail skip found note=
-    name=$display/$(basename "${trs%.trs}")
+    name=$display/${trs#"$dir"/}
+    name=${name%.trs}
     # automake drops a registered extension: tests/cli.sh logs to tests/cli.log
     [ ! -f "${trs%.trs}.sh" ] || name+=.sh
     log=${trs%.trs}.log
@@ -114,9 +115,10 @@ summarise() {
 }
 
 shopt -s nullglob
-for trs in "$dir"/*.trs; do
+# the test programs in DIR and its subfolders (tests/fuzz/replay_*)
+while IFS= read -r trs; do
     summarise "$trs"
-done
+done < <(find "$dir" -name '*.trs' | sort)
 
 if [ "$setup_failed" -eq 1 ]; then
     echo "setup: installing packages or building failed before the tests could run${make_log:+ (see $make_log)}"
