@@ -1,6 +1,6 @@
 /* sbf_gpu.cu -- CUDA kernels computing the bits of filters/sbf_kmer.h, and their host side.
  *
- * Version 7 (history, predictions and measurements: doc/gpu-notes.md). Same definitions as the
+ * Build v7, query v10 (history, predictions and measurements: doc/gpu-notes.md). Same definitions as the
  * CPU engine: canonical words, the minimum m-mer hash of each k-mer's window, the shard key,
  * H bits per s-mer.
  *  - build_warp_kernel (default): one warp per piece of 4096 k-mers, one position per lane
@@ -9,10 +9,13 @@
  *    union, byte for byte.
  *  - build_kernel: one thread per chunk of 64 k-mers, the same merging in registers
  *    (SBF_GPU_BUILD_V6=1), kept for comparison.
- *  - query_warp_kernel (default): one warp per read, one position per lane; canonical words
- *    from shuffle prefix scans, the window minimum by doubling, each lane testing its k-mer.
+ *  - query_run_kernel (v10, default parameters): one warp per read, one position per lane, the
+ *    s-mer words from 16-base shuffle scans combined on the FMA pipe, the window minimum by
+ *    doubling, each lane testing its k-mer; up to 8 targets per launch as kernel parameters.
  *    Reads come as ASCII or as BAM's 4-bit codes (decoded in the kernel); one sequence cut into
  *    overlapping pieces gives the per-k-mer presence of sbf_gpu_query_kmers().
+ *  - query_warp_kernel (v6): the same structure with 64-bit shuffle scans; every other parameter
+ *    set, and the defaults with SBF_GPU_QUERY_V6=1 (kept for comparison).
  *  - query_kernel: one thread per read with run-level probing (SBF_GPU_QUERY_V3=1), kept for
  *    comparison.
  * Kernels are instantiated with compile-time parameters for the defaults (cparams) and with
@@ -578,6 +581,238 @@ __global__ void __launch_bounds__(256) query_warp_kernel(const uint8_t *__restri
     }
 }
 
+/* ---- v10 query (default parameters; doc/gpu-notes.md v8-v10) ----
+ * One warp per read, one position per lane, every lane testing its k-mer's k-s+1 s-mers, as v6.
+ * ncu showed v6 bound by the ALU pipe (87%: logic, shifts, compares, selects), not by shuffles,
+ * memory or latency, so v10 takes work off the ALU pipe:
+ *  - the s-mer words come from two 16-base prefix scans (forward, and reverse complement with
+ *    the newest base high) combined with IMAD: a shift left is a multiply, a shift right an
+ *    IMAD.HI, and the parts never overlap, so add = or. A lane below d - 1 is complete at round
+ *    d: it took a whole window from the previous step, which the source lanes send in place of
+ *    their current value (one shuffle reaches either step); 10 shuffles per step, no ALU work
+ *    but the canonical compare (v6: 24 shuffles, 64-bit shifts and ors);
+ *  - splitmix64 with its right shifts on IMAD.HI and the seed folded into the first xor;
+ *  - ASCII decoded through a 256-entry table in shared memory (v6: compares and selects);
+ *  - hit counts by ballot and popc per step (v6: a shuffle reduction per read and target).
+ * The multipliers are kernel parameters (powers of two the compiler cannot see, so it cannot
+ * turn them back into shifts), IMAD operands straight from the constant bank. Targets are kernel
+ * parameters too, QGROUP per launch; shard numbers are 32-bit (the host checks n_shards <= 2^32).
+ * Tried and reverted (doc/gpu-notes.md): v8, the s-mer words from ballots spread in every lane;
+ * v9, each s-mer tested once per run; bit tests on IMAD.HI / IMAD.WIDE. */
+#define QGROUP 8
+
+struct target_group {
+    const uint32_t *bits[QGROUP];
+    uint64_t n_shards[QGROUP];
+    int g, r0, R;    /* targets r0 .. r0 + g - 1 of R (g may be 0: k-mer counts only) */
+    uint32_t pw[32]; /* pw[i] = 2^i, opaque to the compiler */
+};
+
+/* The s-mer whose hash word is h, present in the shard of 32-bit words `shard`. */
+template <class PT>
+__device__ __forceinline__ bool smer_in(const uint32_t *__restrict__ shard, uint32_t h, const PT &p)
+{
+    uint32_t all = 1;
+#pragma unroll
+    for (unsigned b = 0; b < p.H(); ++b) {
+        const unsigned bit = (h >> (b * p.log2b())) & ((1u << p.log2b()) - 1u);
+        all &= __ldg(shard + (bit >> 5)) >> (bit & 31);
+    }
+    return all & 1;
+}
+
+/* x ^= x >> K on the halves of a 64-bit word, the shift on IMAD.HI: x >> K for 0 < K < 32 is
+ * (lo >> K | hi << (32 - K), hi >> K), the parts disjoint; klo:khi is xored in as well. */
+template <unsigned K>
+__device__ __forceinline__ void xorshift_fma(uint32_t &lo, uint32_t &hi, const target_group &tg, uint32_t klo = 0,
+                                             uint32_t khi = 0)
+{
+    const uint32_t slo = __umulhi(lo, tg.pw[32 - K]) + hi * tg.pw[32 - K], shi = __umulhi(hi, tg.pw[32 - K]);
+    lo = lo ^ slo ^ klo;
+    hi = hi ^ shi ^ khi;
+}
+
+/* sbf_mix64(y ^ SEED), the same bits (the identity tests compare with the CPU) */
+template <uint64_t SEED>
+__device__ __forceinline__ uint64_t mix64_fma(uint64_t y, const target_group &tg)
+{
+    /* (y ^ S) ^ ((y ^ S) >> 30) = y ^ (y >> 30) ^ (S ^ S >> 30) */
+    constexpr uint64_t K = SEED ^ (SEED >> 30);
+    uint32_t lo = (uint32_t)y, hi = (uint32_t)(y >> 32);
+    xorshift_fma<30>(lo, hi, tg, (uint32_t)K, (uint32_t)(K >> 32));
+    uint64_t x = ((uint64_t)hi << 32 | lo) * 0xbf58476d1ce4e5b9ULL;
+    lo = (uint32_t)x, hi = (uint32_t)(x >> 32);
+    xorshift_fma<27>(lo, hi, tg);
+    x = ((uint64_t)hi << 32 | lo) * 0x94d049bb133111ebULL;
+    lo = (uint32_t)x, hi = (uint32_t)(x >> 32);
+    xorshift_fma<31>(lo, hi, tg);
+    return (uint64_t)hi << 32 | lo;
+}
+
+/* The step of the v10 query (m == s, 16 < s < 32, compile-time parameters): for the lane's
+ * position, the consecutive valid bases ending there, the hash of the canonical s-mer ending
+ * there and the minimizer hash of the k-mer ending there. */
+template <class PT>
+struct step_scan {
+    static_assert(PT::m() == PT::s() && PT::s() > 16 && PT::s() < 32, "m == s, 16 < s < 32");
+    uint32_t carry;
+    uint32_t f16_prev, r16_prev; /* this lane's 16-base words of the previous step */
+    uint64_t lv_prev[6];         /* this lane's window-minimum levels of the previous step */
+
+    __device__ __forceinline__ void reset()
+    {
+        carry = 0;
+        f16_prev = r16_prev = 0;
+#pragma unroll
+        for (int i = 0; i < 6; ++i)
+            lv_prev[i] = ~0ULL;
+    }
+
+    __device__ __forceinline__ void step(const PT &p, const target_group &tg, unsigned lane, unsigned c,
+                                         uint32_t &valid, uint64_t &hs, uint64_t &mn)
+    {
+        const unsigned bad = __ballot_sync(FULL_MASK, c > 3);
+        const unsigned upto = bad & (lane == 31 ? FULL_MASK : (2u << lane) - 1u);
+        valid = upto ? lane - (31 - __clz(upto)) : carry + lane + 1;
+        carry = bad ? (uint32_t)__clz(bad) : carry + 32;
+        /* f: the last 16 codes ending here, newest low; r: their complements, newest high.
+         * Round d adds the d codes before the lane's d; lanes below d - 1 are complete. */
+        const uint32_t cf = c & 3;
+        uint32_t f = cf, r = (3u - cf) * tg.pw[30];
+#pragma unroll
+        for (unsigned d = 1; d <= 8; d <<= 1) {
+            const bool old = lane >= 32 - d;
+            const uint32_t af = __shfl_sync(FULL_MASK, old ? f16_prev : f, (lane - d) & 31);
+            const uint32_t ar = __shfl_sync(FULL_MASK, old ? r16_prev : r, (lane - d) & 31);
+            if (lane + 1 >= d) {
+                f = af * tg.pw[2 * d] + f;
+                r = __umulhi(ar, tg.pw[32 - 2 * d]) + r;
+            }
+        }
+        /* the 16 codes before those: from lane - 16, of this step or the previous one */
+        const bool old = lane >= 16;
+        const uint32_t fo = __shfl_sync(FULL_MASK, old ? f16_prev : f, (lane - 16) & 31);
+        const uint32_t ro = __shfl_sync(FULL_MASK, old ? r16_prev : r, (lane - 16) & 31);
+        f16_prev = f;
+        r16_prev = r;
+        /* the s-mer: f and the low s - 16 codes of fo; the reverse complement: r above the top
+         * s - 16 complements of ro */
+        constexpr unsigned T = 2 * (PT::s() - 16);
+        const uint64_t fs = (uint64_t)(fo & (uint32_t)((1ULL << T) - 1)) << 32 | f;
+        const uint32_t rlo = r * tg.pw[T] + __umulhi(ro, tg.pw[T]), rhi = __umulhi(r, tg.pw[T]);
+        const uint64_t rs = (uint64_t)rhi << 32 | rlo;
+        hs = mix64_fma<SBF_SEED_WORD>(fs < rs ? fs : rs, tg);
+        /* window minimum by doubling (v6), each level's previous-step value sent by the source
+         * lanes that the receiving lanes reach back to */
+        uint64_t lv = hs;
+        unsigned level = 0;
+#pragma unroll
+        for (; level < 5; ++level) {
+            const unsigned d = 1u << level;
+            if (2 * d > p.w())
+                break;
+            const uint64_t send = lane >= 32 - d ? lv_prev[level] : lv;
+            lv_prev[level] = lv;
+            const uint64_t back = __shfl_sync(FULL_MASK, send, (lane - d) & 31);
+            lv = back < lv ? back : lv;
+        }
+        {
+            const unsigned rest = p.w() - (1u << level);
+            if (rest == 0) {
+                mn = lv;
+            } else {
+                const uint64_t send = lane >= 32 - rest ? lv_prev[level] : lv;
+                lv_prev[level] = lv;
+                const uint64_t back = __shfl_sync(FULL_MASK, send, (lane - rest) & 31);
+                mn = back < lv ? back : lv;
+            }
+        }
+    }
+};
+
+/* Blocks of 256 per SM the kernel is compiled for: 5 for one target (48 registers), 3 for
+ * QGROUP (v8's measurements: no bound was slower) */
+template <class PT, int GROUP, class IN, class LAYOUT>
+__global__ void __launch_bounds__(256, GROUP == 1 ? 5 : 3)
+    query_run_kernel(const uint8_t *__restrict__ seqs, LAYOUT layout, uint64_t n, PT p, const target_group tg,
+                     uint32_t *kmers, uint32_t *hits)
+{
+    constexpr unsigned EXTRA = PT::extra();
+    static_assert(PT::H() * PT::log2b() <= 32, "bit positions in the low 32 bits of a hash");
+    constexpr bool LUT = std::is_same<IN, ascii_input>::value;
+    __shared__ uint8_t ascii_code[LUT ? 256 : 1];
+    const unsigned lane = threadIdx.x & 31;
+    const uint64_t warp = (blockIdx.x * (uint64_t)blockDim.x + threadIdx.x) >> 5;
+    const uint64_t n_warps = ((uint64_t)gridDim.x * blockDim.x) >> 5;
+    const int g = tg.g;
+    if constexpr (LUT) {
+        for (unsigned q = threadIdx.x; q < 256; q += blockDim.x)
+            ascii_code[q] = (uint8_t)sbf_encode_ascii((unsigned char)q);
+        __syncthreads();
+    }
+    for (uint64_t i = warp; i < n; i += n_warps) {
+        uint64_t start, len;
+        layout.span(i, p.k(), start, len);
+        step_scan<PT> sc;
+        sc.reset();
+        uint32_t nk = 0, count[GROUP];
+#pragma unroll
+        for (int t = 0; t < GROUP; ++t)
+            count[t] = 0;
+        uint32_t hw_prev = 0; /* this lane's s-mer word of the previous step */
+        for (uint64_t base = 0; base < len; base += 32) {
+            const uint64_t pos = base + lane;
+            unsigned c = SBF_BASE_INVALID;
+            if (pos < len) {
+                if constexpr (LUT)
+                    c = ascii_code[seqs[start + pos]];
+                else
+                    c = IN::code(seqs, start + pos);
+            }
+            uint32_t valid;
+            uint64_t hs, mn;
+            sc.step(p, tg, lane, c, valid, hs, mn);
+            const bool kmer = pos < len && valid >= p.k();
+            nk += __popc(__ballot_sync(FULL_MASK, kmer));
+            const uint64_t key = mix64_fma<SBF_SEED_SHARD>(mn, tg); /* sbf_shard_key(mn) */
+            const uint32_t hw = (uint32_t)hs;
+            /* the k-mer's s-mers: sm[u] ends u positions back, one shuffle each */
+            uint32_t sm[EXTRA + 1];
+            sm[0] = hw;
+#pragma unroll
+            for (unsigned u = 1; u <= EXTRA; ++u)
+                sm[u] = __shfl_sync(FULL_MASK, lane >= 32 - u ? hw_prev : hw, (lane - u) & 31);
+            hw_prev = hw;
+            bool found0 = false;
+#pragma unroll
+            for (int t = 0; t < GROUP; ++t) {
+                if (t >= g)
+                    break;
+                bool present = kmer;
+                if (kmer) {
+                    const uint32_t *w = tg.bits[t] + (uint64_t)(uint32_t)sbf_shard_of_key(key, tg.n_shards[t]) * 16u;
+#pragma unroll
+                    for (unsigned u = 0; u <= EXTRA; ++u)
+                        present &= smer_in(w, sm[u], p);
+                }
+                count[t] += __popc(__ballot_sync(FULL_MASK, present));
+                if (t == 0)
+                    found0 = present;
+            }
+            if (LAYOUT::presence && pos < len && pos + 1 >= p.k())
+                layout.record(start + pos + 1 - p.k(), found0);
+        }
+        if (lane == 0 && !LAYOUT::presence) {
+#pragma unroll
+            for (int t = 0; t < GROUP; ++t)
+                if (t < g)
+                    hits[i * (uint64_t)tg.R + (uint64_t)(tg.r0 + t)] = count[t];
+            if (kmers)
+                kmers[i] = nk;
+        }
+    }
+}
+
 #define BUILD_PIECE 4096u /* k-mers per warp of the warp-cooperative build */
 
 /* v7 build: one warp per piece of BUILD_PIECE k-mers (BUILD_PIECE + k - 1 bases; consecutive
@@ -745,10 +980,50 @@ static void launch_build(int blocks, int wblocks, const uint8_t *codes, uint64_t
 #undef BUILD_CASE
 }
 
+/* The targets of a query: the device table (v3, v6 kernels), its host copy (the v10 kernel
+ * takes up to QGROUP targets per launch as parameters), and whether every target's shard numbers
+ * fit 32 bits (always, below 256 GiB per target; the v10 kernel needs it). */
+struct query_targets {
+    const dev_target *d, *h;
+    int R;
+    bool small;
+};
+
+/* v10 (default) unless SBF_GPU_QUERY_V6=1 asks for v6, kept for comparison; read at each
+ * launch, so that one benchmark process can time both (sbf-gpu-bench -V). */
+static int query_variant(void)
+{
+    return getenv("SBF_GPU_QUERY_V6") ? 6 : 10;
+}
+
+/* v10 with G targets per launch (QGROUP, or 1 for one target and for per-k-mer presence) */
+template <int G, class IN, class LAYOUT>
+static void launch_run_kernel(int wblocks, const uint8_t *seqs, const LAYOUT &layout, uint64_t n,
+                              const query_targets &qt, uint32_t *kmers, uint32_t *hits, cudaStream_t st)
+{
+    for (int r0 = 0; r0 == 0 || r0 < qt.R; r0 += G) {
+        target_group tg;
+        memset(&tg, 0, sizeof tg);
+        tg.g = qt.R - r0 < G ? qt.R - r0 : G;
+        tg.r0 = r0;
+        tg.R = qt.R;
+        for (int b = 0; b < 32; ++b)
+            tg.pw[b] = 1u << b;
+        for (int t = 0; t < tg.g; ++t) {
+            tg.bits[t] = (const uint32_t *)qt.h[r0 + t].bits;
+            tg.n_shards[t] = qt.h[r0 + t].n_shards;
+        }
+        query_run_kernel<default_params, G, IN, LAYOUT>
+            <<<wblocks, 256, 0, st>>>(seqs, layout, n, default_params(), tg, r0 == 0 ? kmers : NULL, hits);
+    }
+}
+
 template <bool SHARED, unsigned RING, class IN, class LAYOUT>
 static void launch_query_t(int blocks, const uint8_t *seqs, const LAYOUT &layout, uint64_t n, const kparams &kp,
-                           const dev_target *targets, int R, uint32_t *kmers, uint32_t *hits, cudaStream_t st)
+                           const query_targets &qt, uint32_t *kmers, uint32_t *hits, cudaStream_t st)
 {
+    const dev_target *targets = qt.d;
+    const int R = qt.R;
     /* one warp per read: 8 reads per block of 256 */
     const uint64_t want = (n + 7) / 8, cap = (uint64_t)blocks * 32;
     const int wblocks = (int)(want < cap ? (want ? want : 1) : cap);
@@ -764,12 +1039,19 @@ static void launch_query_t(int blocks, const uint8_t *seqs, const LAYOUT &layout
     /* the default parameters have m == s and rings of 8: only that instance exists */
     if constexpr (SHARED && RING == 8) {
         if (is_default(kp) && !getenv("SBF_GPU_GENERIC")) {
-            if (R == 1)
+            const int v = qt.small ? query_variant() : 6;
+            if (v != 6 && R <= 1)
+                launch_run_kernel<1, IN, LAYOUT>(wblocks, seqs, layout, n, qt, kmers, hits, st);
+            else if (R == 1)
                 query_warp_kernel<default_params, SHARED, 1, RING, IN, LAYOUT>
                     <<<wblocks, 256, 0, st>>>(seqs, layout, n, default_params(), targets, R, kmers, hits);
-            else if constexpr (!LAYOUT::presence)
-                query_warp_kernel<default_params, SHARED, 8, RING, IN, LAYOUT>
-                    <<<wblocks, 256, 0, st>>>(seqs, layout, n, default_params(), targets, R, kmers, hits);
+            else if constexpr (!LAYOUT::presence) {
+                if (v != 6)
+                    launch_run_kernel<QGROUP, IN, LAYOUT>(wblocks, seqs, layout, n, qt, kmers, hits, st);
+                else
+                    query_warp_kernel<default_params, SHARED, 8, RING, IN, LAYOUT>
+                        <<<wblocks, 256, 0, st>>>(seqs, layout, n, default_params(), targets, R, kmers, hits);
+            }
             return;
         }
     }
@@ -783,13 +1065,13 @@ static void launch_query_t(int blocks, const uint8_t *seqs, const LAYOUT &layout
 
 template <class IN, class LAYOUT>
 static void launch_query(int blocks, const uint8_t *seqs, const LAYOUT &layout, uint64_t n, const kparams &kp,
-                         const dev_target *targets, int R, uint32_t *kmers, uint32_t *hits, cudaStream_t st)
+                         const query_targets &qt, uint32_t *kmers, uint32_t *hits, cudaStream_t st)
 {
     const unsigned ring = ring_for(kp);
     const bool shared = kp.m() == kp.s();
 #define QUERY_CASE(S, RG) \
     if (shared == S && ring == RG) \
-        return launch_query_t<S, RG, IN, LAYOUT>(blocks, seqs, layout, n, kp, targets, R, kmers, hits, st);
+        return launch_query_t<S, RG, IN, LAYOUT>(blocks, seqs, layout, n, kp, qt, kmers, hits, st);
     QUERY_CASE(true, 8) QUERY_CASE(true, 16) QUERY_CASE(true, 32)
     QUERY_CASE(false, 8) QUERY_CASE(false, 16) QUERY_CASE(false, 32)
 #undef QUERY_CASE
@@ -799,13 +1081,13 @@ static void launch_query(int blocks, const uint8_t *seqs, const LAYOUT &layout, 
 enum seq_format { FMT_ASCII, FMT_NT16 };
 
 static void launch_query_reads(seq_format fmt, int blocks, const uint8_t *seqs, const packed_reads &layout, uint64_t n,
-                               const kparams &kp, const dev_target *targets, int R, uint32_t *kmers, uint32_t *hits,
+                               const kparams &kp, const query_targets &qt, uint32_t *kmers, uint32_t *hits,
                                cudaStream_t st)
 {
     if (fmt == FMT_NT16)
-        launch_query<nt16_input>(blocks, seqs, layout, n, kp, targets, R, kmers, hits, st);
+        launch_query<nt16_input>(blocks, seqs, layout, n, kp, qt, kmers, hits, st);
     else
-        launch_query<ascii_input>(blocks, seqs, layout, n, kp, targets, R, kmers, hits, st);
+        launch_query<ascii_input>(blocks, seqs, layout, n, kp, qt, kmers, hits, st);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -921,7 +1203,20 @@ struct sbf_gpu_index_s {
     kparams kp;
     unsigned long long **bits; /* device arrays, one per target */
     dev_target *d_targets;
+    dev_target *h_targets;     /* host copy of d_targets */
+    bool small;                /* every target has at most 2^32 shards */
 };
+
+/* All targets of g, or only target `one`. */
+static query_targets targets_of(const sbf_gpu_index_t *g, int one = -1)
+{
+    query_targets qt;
+    qt.d = one < 0 ? g->d_targets : g->d_targets + one;
+    qt.h = one < 0 ? g->h_targets : g->h_targets + one;
+    qt.R = one < 0 ? g->n_targets : 1;
+    qt.small = g->small;
+    return qt;
+}
 
 extern "C" void sbf_gpu_index_free(sbf_gpu_index_t *g)
 {
@@ -932,6 +1227,7 @@ extern "C" void sbf_gpu_index_free(sbf_gpu_index_t *g)
         cudaFree(g->bits[r]);
     free(g->bits);
     cudaFree(g->d_targets);
+    free(g->h_targets);
     free(g);
 }
 
@@ -960,7 +1256,10 @@ extern "C" int sbf_gpu_index_upload(int device, const sbf_index_t *idx, sbf_gpu_
     CUDA_TRY(cudaMalloc(&g->d_targets, (size_t)idx->n_targets * sizeof *g->d_targets));
     CUDA_TRY(cudaMemcpy(g->d_targets, host_targets, (size_t)idx->n_targets * sizeof *host_targets,
                         cudaMemcpyHostToDevice));
-    free(host_targets);
+    g->small = true;
+    for (int r = 0; r < idx->n_targets; ++r)
+        g->small = g->small && host_targets[r].n_shards <= ((uint64_t)1 << 32);
+    g->h_targets = host_targets; /* the v10 kernel takes the targets as parameters */
     *out = g;
     return SBFI_OK;
 fail:
@@ -995,7 +1294,7 @@ static int query_packed(sbf_gpu_index_t *g, const char *seqs, const uint64_t *of
     if ((rc = grid_for(n, g->device, &blocks)))
         goto fail;
     if (n) {
-        launch_query_reads(FMT_ASCII, blocks, d_seqs, layout, n, g->kp, g->d_targets, R, d_kmers, d_hits, 0);
+        launch_query_reads(FMT_ASCII, blocks, d_seqs, layout, n, g->kp, targets_of(g), d_kmers, d_hits, 0);
         CUDA_TRY(cudaGetLastError());
         CUDA_TRY(cudaDeviceSynchronize());
     }
@@ -1007,7 +1306,7 @@ static int query_packed(sbf_gpu_index_t *g, const char *seqs, const uint64_t *of
         rc = time_median(
             repeats, ms_median, [] { return cudaSuccess; },
             [&] {
-                launch_query_reads(FMT_ASCII, blocks, d_seqs, layout, n, g->kp, g->d_targets, R, d_kmers, d_hits, 0);
+                launch_query_reads(FMT_ASCII, blocks, d_seqs, layout, n, g->kp, targets_of(g), d_kmers, d_hits, 0);
                 return cudaGetLastError();
             });
         if (rc)
@@ -1157,7 +1456,7 @@ static int stream_enqueue(sbf_gpu_stream_t *s, seq_format fmt, const uint8_t *hs
     /* offsets stay absolute: the kernel subtracts the batch's first one */
     layout.offsets = s->d_off;
     layout.base = first * per_byte;
-    launch_query_reads(fmt, blocks, s->d_seq, layout, n, s->g->kp, s->g->d_targets, R, s->d_kmers, s->d_hits, s->st);
+    launch_query_reads(fmt, blocks, s->d_seq, layout, n, s->g->kp, targets_of(s->g), s->d_kmers, s->d_hits, s->st);
     CUDA_TRY(cudaGetLastError());
     if (kmers)
         CUDA_TRY(cudaMemcpyAsync(kmers, s->d_kmers, n * sizeof *kmers, cudaMemcpyDeviceToHost, s->st));
@@ -1406,7 +1705,7 @@ extern "C" int sbf_gpu_query_kmers(sbf_gpu_index_t *g, int target, const char *s
     layout.chunk = PRESENCE_CHUNK;
     layout.total = len;
     layout.present = d_present;
-    launch_query<ascii_input>(blocks, d_seq, layout, pieces, g->kp, g->d_targets + target, 1, NULL, NULL, 0);
+    launch_query<ascii_input>(blocks, d_seq, layout, pieces, g->kp, targets_of(g, target), NULL, NULL, 0);
     CUDA_TRY(cudaGetLastError());
     CUDA_TRY(cudaMemcpy(present, d_present, rows, cudaMemcpyDeviceToHost));
 fail:

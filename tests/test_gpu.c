@@ -372,6 +372,79 @@ static void test_query_identical(void **state)
     }
 }
 
+/* 9 targets of different sizes (the default kernels take 8 per launch: two launches, the second
+ * with one target), at default and other parameters: reads from two of them, reverse
+ * complements, random, N, IUPAC, lower case; hits of every target identical to the CPU's, from
+ * ASCII and from BAM's packing. */
+static void test_query_many_targets(void **state)
+{
+    (void)state;
+    test_seed(404);
+    const int quick = getenv("SBF_GPU_QUICK") != NULL, R = 9;
+    const size_t N = quick ? 20000 : 200000;
+    const sbf_opt_t sets[2] = {test_opt(31, 25, 25, 2, 4), test_opt(31, 13, 24, 2, 4)};
+    size_t glen[9];
+    char *g[9];
+    for (int t = 0; t < R; ++t) {
+        glen[t] = 150000 + 60000 * (size_t)t;
+        g[t] = random_dna(glen[t]);
+    }
+    for (int set = 0; set < 2; ++set) {
+        sbf_opt_t o = sets[set];
+        sbf_builder_t *b;
+        sbf_index_t *idx;
+        assert_int_equal(sbf_builder_init(&o, &b), 0);
+        for (int t = 0; t < R; ++t) {
+            char name[8];
+            snprintf(name, sizeof name, "g%d", t);
+            assert_int_equal(sbf_builder_add_target(b, name), t);
+            assert_int_equal(sbf_builder_add_seq(b, t, g[t], glen[t]), 0);
+        }
+        assert_int_equal(sbf_builder_finish(b, &idx), 0);
+        char *src[2] = {g[2], g[8]};
+        const size_t slen[2] = {glen[2], glen[8]};
+        read_set_t rs;
+        make_reads(&rs, N, 1, 20000, src, slen);
+        const size_t n = rs.n;
+        uint32_t *kc = malloc(n * sizeof *kc), *kg = malloc(n * sizeof *kg);
+        uint32_t *hc = malloc(n * R * sizeof *hc), *hg = malloc(n * R * sizeof *hg);
+        assert_true(kc && kg && hc && hg);
+        assert_int_equal(sbf_query(idx, n, rs.seqs, rs.lens, kc, hc, 8), 0);
+        uint64_t hits[9] = {0};
+        for (size_t i = 0; i < n; ++i)
+            for (int t = 0; t < R; ++t)
+                hits[t] += hc[i * R + (size_t)t];
+        for (int t = 0; t < R; ++t)
+            assert_true(hits[t] > 0);
+        sbf_gpu_index_t *gi;
+        if (sbf_gpu_index_upload(0, idx, &gi) != 0)
+            fail_msg("%s", sbf_error_message());
+        memset(kg, 0xff, n * sizeof *kg);
+        memset(hg, 0xff, n * R * sizeof *hg);
+        if (sbf_gpu_query(gi, n, rs.seqs, rs.lens, kg, hg) != 0)
+            fail_msg("%s", sbf_error_message());
+        size_t bad = count_differ("9 targets ascii", &rs, R, kc, hc, kg, hg);
+        memset(kg, 0xff, n * sizeof *kg);
+        memset(hg, 0xff, n * R * sizeof *hg);
+        if (sbf_gpu_query_nt16(gi, n, rs.packed, rs.lens, kg, hg) != 0)
+            fail_msg("%s", sbf_error_message());
+        bad += count_differ("9 targets nt16", &rs, R, kc, hc, kg, hg);
+        print_message("query k=%d m=%d s=%d H=%d, 9 targets: %zu reads, hits per target %llu .. %llu: %zu differ (GPU, "
+                      "ASCII and nt16)\n", o.k, o.m, o.s, o.hashes, n, (unsigned long long)hits[0],
+                      (unsigned long long)hits[R - 1], bad);
+        assert_int_equal(bad, 0);
+        sbf_gpu_index_free(gi);
+        sbf_index_destroy(idx);
+        free_reads(&rs);
+        free(kc);
+        free(kg);
+        free(hc);
+        free(hg);
+    }
+    for (int t = 0; t < R; ++t)
+        free(g[t]);
+}
+
 /* sbf_gpu_query_kmers() and sbf_query_kmers() on a GPU index give the CPU's per-k-mer answers,
  * for each of 3 targets of different sizes, at default and other parameters: sequences of
  * k - 1 to 300 kbp (pieces of the targets, their reverse complements, random, N runs, lower
@@ -489,6 +562,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_build_identical),
         cmocka_unit_test(test_query_identical),
+        cmocka_unit_test(test_query_many_targets),
         cmocka_unit_test(test_kmers_identical),
     };
     return cmocka_run_group_tests_name("gpu", tests, NULL, NULL);
