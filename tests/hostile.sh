@@ -193,15 +193,18 @@ rm -f load_1.fq load_2.fq l1.bam l10.bam
 
 # ---- no GPU, or not enough GPU memory: the CPU engine with a notice ----------------------------------
 if "$SBF" --version | grep -q '^GPU 0:'; then
-  line="sbf classify: notice: the index and batches need 64.2 MiB on the GPU, more than --gpu-mem-limit 1.0 KiB: using the CPU engine"
+  # two filters (94.7 + 58.6 KiB) and two batches of 16 M bases at 2 bytes per base
+  line="sbf classify: notice: the index and batches need 64.1 MiB on the GPU, more than --gpu-mem-limit 1.0 KiB: using the CPU engine"
+  line7="sbf classify: notice: no GPU number 7 (devices 0 to $(($("$SBF" --version | grep -c '^GPU ') - 1))): using the CPU engine"
 else
   line="sbf classify: notice: GPU 0 requested but no CUDA device is usable: using the CPU engine"
+  line7="sbf classify: notice: GPU 7 requested but no CUDA device is usable: using the CPU engine"
 fi
 expect "--gpu 0 --gpu-mem-limit 1K: CPU engine and a notice" 0 "$line" - \
   "$SBF" classify -x idx.sbf --gpu 0 --gpu-mem-limit 1K -o gpu_out.fq r1.fq
 "$SBF" classify -x idx.sbf --gpu none -o cpu_out.fq r1.fq 2> /dev/null
 if cmp -s gpu_out.fq cpu_out.fq; then ok "... with the same output"; else not_ok "... with the same output"; fi
-expect "--gpu 7: no such device" 0 "sbf classify: notice: GPU 7 requested but no CUDA device is usable: using the CPU engine" - \
+expect "--gpu 7: no such device" 0 "$line7" - \
   "$SBF" classify -x idx.sbf --gpu 7 -o gpu7.fq r1.fq
 
 tap_end
