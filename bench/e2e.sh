@@ -18,17 +18,18 @@ work=${WORK:-/tmp/sbf-e2e}
 mkdir -p "$work"
 cd "$work" || exit 1
 now() { date +%s.%N; }
+calc() { awk "BEGIN { printf \"%.4g\", $1 }"; }   # (no bc on the GPU machine)
 # timed LABEL CMD...: wall seconds of CMD into $secs (CMD's stderr in LABEL.err)
 timed() {
     local label=$1 t0
     shift
     t0=$(now)
     "$@" 2> "$label.err" || { echo "e2e: $label failed: $(tail -n 3 "$label.err")"; secs=NaN; return 1; }
-    secs=$(echo "$(now) - $t0" | bc -l)
+    secs=$(calc "$(now) - $t0")
 }
 rows=()
-row() { rows+=("$(printf '| %-52s | %7.2f | %10.0f | %6.2f | %s |' "$1" "$2" "$(echo "2 * $P / $2" | bc -l)" \
-    "$(echo "2 * $P * 150 / $2 / 1e9" | bc -l)" "$3")"); }
+row() { rows+=("$(printf '| %-52s | %7.2f | %10.0f | %6.2f | %s |' "$1" "$2" "$(calc "2 * $P / $2")" \
+    "$(calc "2 * $P * 150 / $2 / 1e9")" "$3")"); }
 
 # ---- data ----
 if [ ! -s r1.fq ]; then
@@ -60,22 +61,22 @@ timed copy samtools view -@ "$T" -b -o copy.bam reads.bam; base_bam=$secs
 row "samtools view -@$T -b (copy)" "$base_bam" "1.00"
 timed count samtools view -@ "$T" -c reads.bam > /dev/null; row "samtools view -@$T -c (decode only)" "$secs" "-"
 timed classify "$SBF" classify -@ "$T" --stats -x idx.sbf -o tagged.bam reads.bam
-row "sbf classify BAM -> tagged BAM (GPU)" "$secs" "$(echo "$base_bam / $secs" | bc -l | cut -c1-4)x"
+row "sbf classify BAM -> tagged BAM (GPU)" "$secs" "$(calc "$base_bam / $secs")x"
 grep -h "stages" classify.err | sed 's/^/# /'
 timed classify_cpu "$SBF" classify -@ "$T" --gpu none -x idx.sbf -o tagged_cpu.bam reads.bam
-row "sbf classify BAM -> tagged BAM (CPU engine)" "$secs" "$(echo "$base_bam / $secs" | bc -l | cut -c1-4)x"
+row "sbf classify BAM -> tagged BAM (CPU engine)" "$secs" "$(calc "$base_bam / $secs")x"
 
 # ---- FASTQ -> FASTQ, uncompressed ----
 timed cat_fq sh -c 'cat r1.fq > c1.fq && cat r2.fq > c2.fq'; row "cat both mate files (copy)" "$secs" "-"
 timed filter_fq "$SBF" filter -@ "$T" --stats -x idx.sbf --remove human -1 f1.fq -2 f2.fq r1.fq r2.fq
-row "sbf filter FASTQ -> FASTQ (host removed)" "$secs" "$(echo "2 * $P * 150 / $secs / 4e9" | bc -l | cut -c1-4) of 4 Gbp/s"
+row "sbf filter FASTQ -> FASTQ (host removed)" "$secs" "$(calc "2 * $P * 150 / $secs / 4e9") of 4 Gbp/s"
 grep -h "stages" filter_fq.err | sed 's/^/# /'
 
 # ---- BGZF FASTQ -> BGZF FASTQ ----
 timed roundtrip sh -c "samtools import -@ $T -1 r1.fq.gz -2 r2.fq.gz -O bam,level=1 -o rt.bam && samtools fastq -@ $T -c 1 -1 rt1.fq.gz -2 rt2.fq.gz rt.bam"
 base_gz=$secs; row "samtools import + fastq (BGZF round trip)" "$base_gz" "1.00"
 timed filter_gz "$SBF" filter -@ "$T" --stats -x idx.sbf --remove human -1 f1.fq.gz -2 f2.fq.gz r1.fq.gz r2.fq.gz
-row "sbf filter BGZF FASTQ -> BGZF FASTQ" "$secs" "$(echo "$base_gz / $secs" | bc -l | cut -c1-4)x"
+row "sbf filter BGZF FASTQ -> BGZF FASTQ" "$secs" "$(calc "$base_gz / $secs")x"
 grep -h "stages" filter_gz.err | sed 's/^/# /'
 
 echo
