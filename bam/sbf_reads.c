@@ -143,6 +143,13 @@ static int kstring_set(kstring_t *ks, const char *s, size_t len)
     return kputsn(s, len, ks) < 0 ? -1 : 0;
 }
 
+static void swap_kstring(kstring_t *a, kstring_t *b)
+{
+    kstring_t t = *a;
+    *a = *b;
+    *b = t;
+}
+
 static int read_fastx(sbf_reader_t *rd, sbf_read_t *r)
 {
     kseq_t *ks = rd->kseq;
@@ -158,8 +165,14 @@ static int read_fastx(sbf_reader_t *rd, sbf_read_t *r)
     if (n < 0)
         return sbf_error(SBFI_E_FORMAT, "%s: record '%s' is truncated or too long", rd->path, ks->name.s);
     r->sam = 0;
-    if (kstring_set(&r->name, ks->name.s, ks->name.l) < 0 || kstring_set(&r->comment, ks->comment.s, ks->comment.l) < 0 ||
-        kstring_set(&r->seq, ks->seq.s, ks->seq.l) < 0 || kstring_set(&r->qual, ks->qual.s, ks->qual.l) < 0)
+    /* Swap rather than copy: the record takes kseq's strings, kseq reuses the record's old
+     * buffers for the next record. Empty strings get a buffer so no caller sees NULL. */
+    swap_kstring(&r->name, &ks->name);
+    swap_kstring(&r->comment, &ks->comment);
+    swap_kstring(&r->seq, &ks->seq);
+    swap_kstring(&r->qual, &ks->qual);
+    if ((!r->comment.s && kstring_set(&r->comment, "", 0) < 0) || (!r->qual.s && kstring_set(&r->qual, "", 0) < 0) ||
+        (!r->seq.s && kstring_set(&r->seq, "", 0) < 0))
         return sbf_error(SBFI_E_NOMEM, "out of memory reading %s", rd->path);
     return 1;
 }
