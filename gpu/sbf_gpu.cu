@@ -26,6 +26,7 @@
 
 #include <type_traits>
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1197,6 +1198,8 @@ extern "C" int sbf_gpu_bench_build(int device, const sbf_index_t *idx, sbf_targe
     return build_on_device(device, idx, t, codes, len, repeats, ms_median);
 }
 
+struct blocking_set;
+
 struct sbf_gpu_index_s {
     int device;
     int n_targets;
@@ -1205,7 +1208,12 @@ struct sbf_gpu_index_s {
     dev_target *d_targets;
     dev_target *h_targets;     /* host copy of d_targets */
     bool small;                /* every target has at most 2^32 shards */
+    pthread_mutex_t cache_lock;
+    bool cache_lock_ready;
+    blocking_set *cache;       /* the blocking queries' buffers, kept between calls */
 };
+
+static void blocking_set_free(blocking_set *set);
 
 /* All targets of g, or only target `one`. */
 static query_targets targets_of(const sbf_gpu_index_t *g, int one = -1)
@@ -1228,6 +1236,9 @@ extern "C" void sbf_gpu_index_free(sbf_gpu_index_t *g)
     free(g->bits);
     cudaFree(g->d_targets);
     free(g->h_targets);
+    blocking_set_free(g->cache);
+    if (g->cache_lock_ready)
+        pthread_mutex_destroy(&g->cache_lock);
     free(g);
 }
 
@@ -1245,6 +1256,11 @@ extern "C" int sbf_gpu_index_upload(int device, const sbf_index_t *idx, sbf_gpu_
     g->device = device;
     g->n_targets = idx->n_targets;
     g->kp = make_params(&idx->params);
+    if (pthread_mutex_init(&g->cache_lock, NULL) != 0) {
+        rc = sbf_error(SBFI_E_THREAD, "cannot create a mutex");
+        goto fail;
+    }
+    g->cache_lock_ready = true;
     CUDA_TRY(cudaSetDevice(device));
     for (int r = 0; r < idx->n_targets; ++r) {
         size_t bytes = sbf_target_bytes(idx, &idx->targets[r]);
@@ -1540,19 +1556,88 @@ fail:
 
 extern "C" void sbf_gpu_stream_destroy(sbf_gpu_stream_t *s) { stream_free(s); }
 
+
+/* The blocking queries' two workspaces and pinned result buffers. They are kept in the index
+ * between calls: pinned allocations cost milliseconds, and the screening pipeline makes one
+ * call per batch (bench/e2e.sh: allocating them on every call made the GPU classifier stage 3 s
+ * of a 4 s run). One caller at a time takes the kept set; a concurrent caller makes its own. */
+struct blocking_set {
+    sbf_gpu_stream_t *ws[2];
+    uint32_t *out_k[2], *out_h[2];
+    size_t batch, max_bases; /* capacity */
+};
+
+static void blocking_set_free(blocking_set *set)
+{
+    if (!set)
+        return;
+    for (int w = 0; w < 2; ++w) {
+        stream_free(set->ws[w]); /* waits for its work first */
+        if (set->out_k[w])
+            cudaFreeHost(set->out_k[w]);
+        if (set->out_h[w])
+            cudaFreeHost(set->out_h[w]);
+    }
+    free(set);
+}
+
+/* A set holding batches of `batch` reads and `max_bases` bases: the index's kept one if it is
+ * large enough, else a new one (with room to spare, so that slightly larger batches reuse it). */
+static int blocking_set_take(sbf_gpu_index_t *g, size_t batch, size_t max_bases, blocking_set **out)
+{
+    int rc = SBFI_OK;
+    const size_t R = g->n_targets > 0 ? (size_t)g->n_targets : 1;
+    blocking_set *set = NULL;
+    pthread_mutex_lock(&g->cache_lock);
+    set = g->cache;
+    g->cache = NULL;
+    pthread_mutex_unlock(&g->cache_lock);
+    if (set && set->batch >= batch && set->max_bases >= max_bases) {
+        *out = set;
+        return SBFI_OK;
+    }
+    blocking_set_free(set);
+    if (!(set = (blocking_set *)calloc(1, sizeof *set)))
+        return sbf_error(SBFI_E_NOMEM, "out of memory");
+    set->batch = batch;
+    set->max_bases = max_bases + max_bases / 4;
+    for (int w = 0; w < 2; ++w) {
+        if ((rc = stream_new(g, NULL, set->batch, set->max_bases, true, &set->ws[w])))
+            goto fail;
+        CUDA_TRY(cudaHostAlloc(&set->out_k[w], set->batch * sizeof(uint32_t), cudaHostAllocDefault));
+        CUDA_TRY(cudaHostAlloc(&set->out_h[w], set->batch * R * sizeof(uint32_t), cudaHostAllocDefault));
+    }
+    *out = set;
+    return SBFI_OK;
+fail:
+    blocking_set_free(set);
+    return rc;
+}
+
+/* Keep the set in the index for the next call (unless another caller already put one back). */
+static void blocking_set_give_back(sbf_gpu_index_t *g, blocking_set *set)
+{
+    pthread_mutex_lock(&g->cache_lock);
+    if (!g->cache) {
+        g->cache = set;
+        set = NULL;
+    }
+    pthread_mutex_unlock(&g->cache_lock);
+    blocking_set_free(set);
+}
+
 #define STREAM_BATCH 262144u /* reads per batch of the streamed query: measured best on the H200 */
 
-/* The blocking queries: batches of STREAM_BATCH reads alternate between two workspaces; each
- * batch's counts land in pinned buffers of its workspace and are copied to kmers / hits once the
- * workspace's next batch is due (or at the end). */
+/* The blocking queries: batches of STREAM_BATCH reads alternate between the two workspaces of a
+ * set; each batch's counts land in pinned buffers of its workspace and are copied to kmers /
+ * hits once the workspace's next batch is due (or at the end). */
 static int query_blocking(sbf_gpu_index_t *g, seq_format fmt, size_t n, const uint8_t *const *seqs, const size_t *lens,
                           uint32_t *kmers, uint32_t *hits)
 {
     int rc = SBFI_OK;
     const size_t R = (size_t)g->n_targets, batch = n < STREAM_BATCH ? n : STREAM_BATCH;
     const int n_ws = n > batch ? 2 : 1;
-    sbf_gpu_stream_t *ws[2] = {NULL, NULL};
-    uint32_t *out_k[2] = {NULL, NULL}, *out_h[2] = {NULL, NULL};
+    blocking_set *set = NULL;
     size_t pend_first[2] = {0, 0}, pend_n[2] = {0, 0};
     size_t max_bases = 0;
     if (n == 0)
@@ -1563,28 +1648,24 @@ static int query_blocking(sbf_gpu_index_t *g, seq_format fmt, size_t n, const ui
             bases += lens[i];
         max_bases = bases > max_bases ? bases : max_bases;
     }
+    if ((rc = blocking_set_take(g, batch, max_bases, &set)))
+        return rc;
     /* wait for workspace w's batch and copy its counts to the caller's arrays */
     auto collect = [&](int w) -> int {
         if (pend_n[w] == 0)
             return SBFI_OK;
-        int r = sbf_gpu_stream_sync(ws[w]);
+        int r = sbf_gpu_stream_sync(set->ws[w]);
         if (r == SBFI_OK) {
-            memcpy(kmers + pend_first[w], out_k[w], pend_n[w] * sizeof *kmers);
-            memcpy(hits + pend_first[w] * R, out_h[w], pend_n[w] * R * sizeof *hits);
+            memcpy(kmers + pend_first[w], set->out_k[w], pend_n[w] * sizeof *kmers);
+            memcpy(hits + pend_first[w] * R, set->out_h[w], pend_n[w] * R * sizeof *hits);
         }
         pend_n[w] = 0;
         return r;
     };
-    for (int w = 0; w < n_ws; ++w) {
-        if ((rc = stream_new(g, NULL, batch, max_bases, true, &ws[w])))
-            goto fail;
-        CUDA_TRY(cudaHostAlloc(&out_k[w], batch * sizeof *kmers, cudaHostAllocDefault));
-        CUDA_TRY(cudaHostAlloc(&out_h[w], batch * (R ? R : 1) * sizeof *hits, cudaHostAllocDefault));
-    }
     for (size_t b0 = 0, k = 0; b0 < n; b0 += batch, ++k) {
         const int w = (int)(k % (size_t)n_ws);
         const size_t cnt = n - b0 < batch ? n - b0 : batch;
-        if ((rc = collect(w)) || (rc = query_async(ws[w], fmt, cnt, seqs + b0, lens + b0, out_k[w], out_h[w])))
+        if ((rc = collect(w)) || (rc = query_async(set->ws[w], fmt, cnt, seqs + b0, lens + b0, set->out_k[w], set->out_h[w])))
             goto fail;
         pend_first[w] = b0;
         pend_n[w] = cnt;
@@ -1592,14 +1673,10 @@ static int query_blocking(sbf_gpu_index_t *g, seq_format fmt, size_t n, const ui
     for (int w = 0; w < n_ws; ++w)
         if ((rc = collect(w)))
             goto fail;
+    blocking_set_give_back(g, set);
+    return SBFI_OK;
 fail:
-    for (int w = 0; w < 2; ++w) {
-        stream_free(ws[w]); /* waits for its work first */
-        if (out_k[w])
-            cudaFreeHost(out_k[w]);
-        if (out_h[w])
-            cudaFreeHost(out_h[w]);
-    }
+    blocking_set_free(set); /* after a failure its state is not trusted again */
     return rc;
 }
 
