@@ -68,6 +68,9 @@ expect "CRAM without its reference" 1 "sbf classify: mapped.cram: cannot decode 
 mv ref_hidden.fa ref.fa; mv ref_hidden.fa.fai ref.fa.fai
 expect "CRAM with -T: fine" 0 "sbf classify: 157 reads, 0.0 Mbp in 0.00 s" - \
   sh -c "'$SBF' classify -x idx.sbf -T ref.fa -o ok.cram mapped.cram 2>&1 >/dev/null | sed -E 's/ in [0-9.]+ s.*/ in 0.00 s/' >&2"
+# found by fuzz_reads: a CRAM container header asking htslib 1.16 for an 8.5 GB buffer
+expect "CRAM with a corrupt container header" 1 "sbf classify: $data/corrupt_container.cram: cannot open as CRAM" out.fq \
+  "$SBF" classify -x idx.sbf -o out.fq "$data/corrupt_container.cram"
 printf '@a\nACGTACGT\n+\nIIII\n' > shortq.fq
 expect "FASTQ quality shorter than the sequence" 1 "sbf classify: shortq.fq: record 'a': quality and sequence lengths differ" out.fq \
   "$SBF" classify -x idx.sbf -o out.fq shortq.fq
