@@ -1200,6 +1200,10 @@ extern "C" int sbf_gpu_bench_build(int device, const sbf_index_t *idx, sbf_targe
 
 struct blocking_set;
 
+/* Buffer sets kept per device index: one per thread that queries it at once (the screening
+ * pipeline runs two per device). */
+#define BLOCKING_CACHE 4
+
 struct sbf_gpu_index_s {
     int device;
     int n_targets;
@@ -1210,7 +1214,8 @@ struct sbf_gpu_index_s {
     bool small;                /* every target has at most 2^32 shards */
     pthread_mutex_t cache_lock;
     bool cache_lock_ready;
-    blocking_set *cache;       /* the blocking queries' buffers, kept between calls */
+    blocking_set *cache[BLOCKING_CACHE]; /* the blocking queries' buffers, kept between calls */
+    int n_cache;
 };
 
 static void blocking_set_free(blocking_set *set);
@@ -1236,7 +1241,8 @@ extern "C" void sbf_gpu_index_free(sbf_gpu_index_t *g)
     free(g->bits);
     cudaFree(g->d_targets);
     free(g->h_targets);
-    blocking_set_free(g->cache);
+    for (int c = 0; c < g->n_cache; ++c)
+        blocking_set_free(g->cache[c]);
     if (g->cache_lock_ready)
         pthread_mutex_destroy(&g->cache_lock);
     free(g);
@@ -1560,7 +1566,8 @@ extern "C" void sbf_gpu_stream_destroy(sbf_gpu_stream_t *s) { stream_free(s); }
 /* The blocking queries' two workspaces and pinned result buffers. They are kept in the index
  * between calls: pinned allocations cost milliseconds, and the screening pipeline makes one
  * call per batch (bench/e2e.sh: allocating them on every call made the GPU classifier stage 3 s
- * of a 4 s run). One caller at a time takes the kept set; a concurrent caller makes its own. */
+ * of a 4 s run). Each caller takes a kept set (up to BLOCKING_CACHE callers at once, the
+ * pipeline's workers); a caller finding none makes one, kept afterwards if there is room. */
 struct blocking_set {
     sbf_gpu_stream_t *ws[2];
     uint32_t *out_k[2], *out_h[2];
@@ -1589,8 +1596,8 @@ static int blocking_set_take(sbf_gpu_index_t *g, size_t batch, size_t max_bases,
     const size_t R = g->n_targets > 0 ? (size_t)g->n_targets : 1;
     blocking_set *set = NULL;
     pthread_mutex_lock(&g->cache_lock);
-    set = g->cache;
-    g->cache = NULL;
+    if (g->n_cache > 0)
+        set = g->cache[--g->n_cache];
     pthread_mutex_unlock(&g->cache_lock);
     if (set && set->batch >= batch && set->max_bases >= max_bases) {
         *out = set;
@@ -1614,12 +1621,12 @@ fail:
     return rc;
 }
 
-/* Keep the set in the index for the next call (unless another caller already put one back). */
+/* Keep the set in the index for the next call (unless BLOCKING_CACHE sets are kept already). */
 static void blocking_set_give_back(sbf_gpu_index_t *g, blocking_set *set)
 {
     pthread_mutex_lock(&g->cache_lock);
-    if (!g->cache) {
-        g->cache = set;
+    if (g->n_cache < BLOCKING_CACHE) {
+        g->cache[g->n_cache++] = set;
         set = NULL;
     }
     pthread_mutex_unlock(&g->cache_lock);
