@@ -159,8 +159,19 @@ SBF_EXPORT int sbf_gpu_describe_device(int device, char *buf, size_t size);
  * SBF_GPU_NONE frees the device copy: queries run on the CPU again. Not thread-safe: call
  * before querying. */
 SBF_EXPORT int sbf_index_use_gpu(sbf_index_t *idx, int device) SBF_RESULT_USED;
-/* The device sbf_query() runs on, or SBF_GPU_NONE for the CPU engine. */
+/* The device sbf_query() runs on (the first, with several), or SBF_GPU_NONE for the CPU engine. */
 SBF_EXPORT int sbf_index_gpu(const sbf_index_t *idx);
+
+/* Copy the index to n CUDA devices (devices[0..n), or 0..n-1 when devices is NULL; at most
+ * SBF_MAX_GPUS). Blocking queries of at least 65,536 reads per device are then cut into one part
+ * per device, run at once; smaller ones go to the devices in turn; an sbf_pipeline_t keeps every
+ * device busy. Results are identical on any number of devices. Not thread-safe, like
+ * sbf_index_use_gpu(). On failure the index keeps what it had. */
+#define SBF_MAX_GPUS 16
+SBF_EXPORT int sbf_index_use_gpus(sbf_index_t *idx, int n, const int *devices) SBF_RESULT_USED;
+/* The number of devices the index is copied to (0: the CPU engine); their numbers go to
+ * devices[0..min(count, max)) when devices is not NULL. */
+SBF_EXPORT int sbf_index_gpus(const sbf_index_t *idx, int *devices, int max);
 
 /* Per-k-mer answer for one sequence and one target: present[i] = 1 if the k-mer starting at
  * position i (0 <= i <= len - k) is present, 0 if absent or not a valid k-mer. `present`
@@ -194,6 +205,74 @@ SBF_EXPORT void sbf_classify_opt_init(sbf_classify_opt_t *opt);
 SBF_EXPORT int sbf_classify(const sbf_index_t *idx, const sbf_classify_opt_t *opt, size_t n,
                             const char *const *seqs, const size_t *lens, const char *const *seqs2,
                             const size_t *lens2, int *category, float *score, int threads) SBF_RESULT_USED;
+
+/* ---- The pipeline: batches of reads from the caller, several in flight, on every GPU ----
+ *
+ * What `sbf classify` does to files, for records a program holds itself (its own parser, a
+ * stream, an aligner's input): the caller submits batches and goes on reading; worker threads
+ * query them (two per GPU copy of the index, so one batch is copied while another's kernel
+ * runs, on every device of sbf_index_use_gpus(); one worker with `threads` CPU threads on the
+ * CPU engine), and each batch's results reach the `done` callback in submission order.
+ *
+ *     sbf_pipeline_opt_t po;
+ *     sbf_pipeline_opt_init(&po);
+ *     po.classify = 1; po.done = on_batch; po.ctx = &my_state;
+ *     sbf_pipeline_t *p;
+ *     sbf_pipeline_open(idx, &po, &p);
+ *     while (read_batch(&b))                  // b's buffers stay untouched until on_batch(b)
+ *         sbf_pipeline_submit(p, b->n, b->seqs, b->lens, b);
+ *     sbf_pipeline_close(p, NULL);            // waits for every batch; the first error
+ *
+ * The sequences of a batch are not copied: they must stay valid and unchanged until its done
+ * callback returns (that is where the caller frees or reuses them). Submitting blocks while
+ * `in_flight` batches are out. The callback runs on a worker thread, one call at a time, in
+ * submission order; its result arrays are valid during the call only. A non-zero return stops
+ * the pipeline: later submits and the close fail. One thread submits and closes. */
+typedef struct sbf_pipeline_s sbf_pipeline_t;
+
+typedef struct {
+    void *batch;              /* the `user` pointer given at submission */
+    size_t n;                 /* reads in the batch */
+    const uint32_t *kmers;    /* kmers[i]: valid k-mers of read i, as sbf_query() */
+    const uint32_t *hits;     /* hits[i * n_targets + t], as sbf_query() */
+    size_t n_frags;           /* with classify: fragments (n, or n / 2 with pairs); else 0 */
+    const int *category;      /* with classify: per fragment, a target or SBF_CAT_*, as sbf_classify() */
+    const float *score;       /* with classify: the best target's score */
+} sbf_pipeline_result_t;
+
+typedef struct {
+    int threads;              /* CPU engine threads [1] (unused on the GPU) */
+    int in_flight;            /* batches submitted and not yet delivered; 0: 2 per worker + 2 [0] */
+    int classify;             /* 1: categories and scores too, with `scoring` [0] */
+    int pairs;                /* 1: reads 2i and 2i+1 of a batch are mates, one fragment [0] */
+    sbf_classify_opt_t scoring;   /* [sbf_classify_opt_init] */
+    int (*done)(void *ctx, const sbf_pipeline_result_t *result);   /* 0 to go on */
+    void *ctx;
+} sbf_pipeline_opt_t;
+
+typedef struct {
+    int n_gpus;                         /* devices used (0: the CPU engine) */
+    int gpu[SBF_MAX_GPUS];              /* their numbers */
+    double busy_seconds[SBF_MAX_GPUS];  /* per device (index 0 for the CPU engine): time in
+                                         * which a query ran there, copies included */
+    double wait_seconds;                /* time submit waited for a batch to be delivered */
+    double wall_seconds;                /* from open to close */
+} sbf_pipeline_stats_t;
+
+SBF_EXPORT void sbf_pipeline_opt_init(sbf_pipeline_opt_t *opt);
+/* The index must outlive the pipeline and keep its GPU copies while it runs. */
+SBF_EXPORT int sbf_pipeline_open(const sbf_index_t *idx, const sbf_pipeline_opt_t *opt,
+                                 sbf_pipeline_t **out) SBF_RESULT_USED;
+/* Queue n reads, ASCII (seqs[i], lens[i] bytes); `user` comes back in the result. */
+SBF_EXPORT int sbf_pipeline_submit(sbf_pipeline_t *p, size_t n, const char *const *seqs, const size_t *lens,
+                                   void *user) SBF_RESULT_USED;
+/* The same for reads as BAM holds them (see sbf_query_nt16()). */
+SBF_EXPORT int sbf_pipeline_submit_nt16(sbf_pipeline_t *p, size_t n, const uint8_t *const *packed,
+                                        const size_t *lens, void *user) SBF_RESULT_USED;
+/* Wait for every batch to be delivered, stop the workers, free p (NULL allowed); stats (or NULL)
+ * receives the timings. SBF_OK, or the pipeline's first failure. Batches never delivered
+ * (after a failure) are not passed to the callback. */
+SBF_EXPORT int sbf_pipeline_close(sbf_pipeline_t *p, sbf_pipeline_stats_t *stats);
 
 #ifdef __cplusplus
 }

@@ -13,6 +13,7 @@
 #include "../filters/sbf_kmer.h"
 #include "../gpu/sbf_gpu.h"
 #include "sbf.h"
+#include "sbf_engine.h"
 
 _Static_assert(SBF_OK == SBFI_OK && SBF_E_NOMEM == SBFI_E_NOMEM && SBF_E_PARAM == SBFI_E_PARAM &&
                    SBF_E_IO == SBFI_E_IO && SBF_E_FORMAT == SBFI_E_FORMAT &&
@@ -336,16 +337,54 @@ SBF_EXPORT int sbf_gpu_describe_device(int device, char *buf, size_t size)
     return sbf_gpu_describe(device, buf, size);
 }
 
+/* The GPU copies of an index: one per device given to sbf_index_use_gpus(). */
 typedef struct {
-    int device;
-    sbf_gpu_index_t *index;
-} gpu_copy_t;
+    int n;
+    int device[SBF_MAX_GPUS];
+    sbf_gpu_index_t *index[SBF_MAX_GPUS];
+    unsigned next;   /* round robin of small blocking queries over the copies */
+} gpu_copies_t;
 
-static void gpu_copy_free(void *p)
+static void gpu_copies_free(void *p)
 {
-    gpu_copy_t *c = p;
-    sbf_gpu_index_free(c->index);
+    gpu_copies_t *c = p;
+    for (int i = 0; i < c->n; ++i)
+        sbf_gpu_index_free(c->index[i]);
     free(c);
+}
+
+SBF_EXPORT int sbf_index_use_gpus(sbf_index_t *idx, int n, const int *devices)
+{
+    int have = sbf_gpu_count();
+    if (n < 1 || n > SBF_MAX_GPUS)
+        return sbf_error(SBF_E_PARAM, "%d GPUs: between 1 and %d can be used", n, SBF_MAX_GPUS);
+    if (have == 0)
+        return sbf_error(SBF_E_PARAM, "no CUDA device is usable (no GPU, no driver, or sbf built without CUDA)");
+    gpu_copies_t *c = calloc(1, sizeof *c);
+    if (!c)
+        return sbf_error(SBF_E_NOMEM, "out of memory");
+    for (int i = 0; i < n; ++i) {
+        int d = devices ? devices[i] : i;
+        int rc = SBF_OK;
+        if (d < 0 || d >= have)
+            rc = sbf_error(SBF_E_PARAM, "no GPU number %d (devices 0 to %d are present)", d, have - 1);
+        for (int j = 0; j < i && rc == SBF_OK; ++j)
+            if (c->device[j] == d)
+                rc = sbf_error(SBF_E_PARAM, "GPU %d is listed twice", d);
+        if (rc == SBF_OK)
+            rc = sbf_gpu_index_upload(d, idx, &c->index[i]);
+        if (rc != SBF_OK) {
+            gpu_copies_free(c);
+            return rc;
+        }
+        c->device[i] = d;
+        c->n = i + 1;
+    }
+    if (idx->accel && idx->accel_free)
+        idx->accel_free(idx->accel);
+    idx->accel = c;
+    idx->accel_free = gpu_copies_free;
+    return SBF_OK;
 }
 
 SBF_EXPORT int sbf_index_use_gpu(sbf_index_t *idx, int device)
@@ -358,30 +397,27 @@ SBF_EXPORT int sbf_index_use_gpu(sbf_index_t *idx, int device)
     }
     if (device == SBF_GPU_AUTO)
         device = 0;
-    int n = sbf_gpu_count();
-    if (n == 0)
-        return sbf_error(SBF_E_PARAM, "no CUDA device is usable (no GPU, no driver, or sbf built without CUDA)");
-    if (device < 0 || device >= n)
-        return sbf_error(SBF_E_PARAM, "no GPU number %d (devices 0 to %d are present)", device, n - 1);
-    gpu_copy_t *c = calloc(1, sizeof *c);
-    if (!c)
-        return sbf_error(SBF_E_NOMEM, "out of memory");
-    c->device = device;
-    int rc = sbf_gpu_index_upload(device, idx, &c->index);
-    if (rc) {
-        free(c);
-        return rc;
-    }
-    if (idx->accel && idx->accel_free)
-        idx->accel_free(idx->accel);
-    idx->accel = c;
-    idx->accel_free = gpu_copy_free;
-    return SBF_OK;
+    return sbf_index_use_gpus(idx, 1, &device);
 }
 
 SBF_EXPORT int sbf_index_gpu(const sbf_index_t *idx)
 {
-    return idx->accel ? ((const gpu_copy_t *)idx->accel)->device : SBF_GPU_NONE;
+    return idx->accel ? ((const gpu_copies_t *)idx->accel)->device[0] : SBF_GPU_NONE;
+}
+
+SBF_EXPORT int sbf_index_gpus(const sbf_index_t *idx, int *devices, int max)
+{
+    const gpu_copies_t *c = idx->accel;
+    if (!c)
+        return 0;
+    for (int i = 0; devices && i < c->n && i < max; ++i)
+        devices[i] = c->device[i];
+    return c->n;
+}
+
+int sbf_engine_slots(const sbf_index_t *idx)
+{
+    return idx->accel ? ((const gpu_copies_t *)idx->accel)->n : 0;
 }
 
 /* The CPU engine: job's sequences over up to `threads` threads, the caller's included. */
@@ -402,26 +438,92 @@ static int run_query_job(query_job_t *job, int threads)
     return SBF_OK;
 }
 
-SBF_EXPORT int sbf_query(const sbf_index_t *idx, size_t n, const char *const *seqs, const size_t *lens,
-                         uint32_t *kmers, uint32_t *hits, int threads)
+/* One query on GPU copy `slot` of the index, or on the CPU engine (slot < 0 or no copy). */
+int sbf_engine_query(const sbf_index_t *idx, int slot, size_t n, const char *const *seqs,
+                     const uint8_t *const *packed, const size_t *lens, uint32_t *kmers, uint32_t *hits, int threads)
+{
+    const gpu_copies_t *c = idx->accel;
+    if (c && slot >= 0) {
+        sbf_gpu_index_t *g = c->index[slot % c->n];
+        return packed ? sbf_gpu_query_nt16(g, n, packed, lens, kmers, hits) : sbf_gpu_query(g, n, seqs, lens, kmers, hits);
+    }
+    query_job_t job = {idx, n, seqs, packed, lens, kmers, hits, 0, SBF_OK};
+    return run_query_job(&job, threads);
+}
+
+/* A blocking query over every GPU copy: large calls are cut in one part per device, run at
+ * once (one thread each); small ones go to the copies in turn. */
+typedef struct {
+    const sbf_index_t *idx;
+    int slot;
+    size_t first, n;
+    const char *const *seqs;
+    const uint8_t *const *packed;
+    const size_t *lens;
+    uint32_t *kmers, *hits;
+    int status;
+    char error[256];
+} gpu_part_t;
+
+static void *gpu_part_run(void *arg)
+{
+    gpu_part_t *p = arg;
+    const size_t R = (size_t)p->idx->n_targets;
+    p->status = sbf_engine_query(p->idx, p->slot, p->n, p->seqs ? p->seqs + p->first : NULL,
+                                 p->packed ? p->packed + p->first : NULL, p->lens + p->first, p->kmers + p->first,
+                                 p->hits + p->first * R, 1);
+    if (p->status != SBF_OK)
+        snprintf(p->error, sizeof p->error, "%s", sbf_error_message());
+    return NULL;
+}
+
+#define GPU_SPLIT_MIN 65536u   /* reads per device below which one device answers a call */
+
+static int query_any(const sbf_index_t *idx, size_t n, const char *const *seqs, const uint8_t *const *packed,
+                     const size_t *lens, uint32_t *kmers, uint32_t *hits, int threads)
 {
     if (threads < 1)
         return sbf_error(SBF_E_PARAM, "thread count %d must be at least 1", threads);
-    if (idx->accel)
-        return sbf_gpu_query(((const gpu_copy_t *)idx->accel)->index, n, seqs, lens, kmers, hits);
-    query_job_t job = {idx, n, seqs, NULL, lens, kmers, hits, 0, SBF_OK};
-    return run_query_job(&job, threads);
+    gpu_copies_t *c = idx->accel;
+    if (!c)
+        return sbf_engine_query(idx, -1, n, seqs, packed, lens, kmers, hits, threads);
+    int parts = (int)(n / GPU_SPLIT_MIN);
+    parts = parts > c->n ? c->n : parts;
+    if (parts <= 1)
+        return sbf_engine_query(idx, (int)(__atomic_fetch_add(&c->next, 1u, __ATOMIC_RELAXED) % (unsigned)c->n), n,
+                                seqs, packed, lens, kmers, hits, 1);
+    gpu_part_t part[SBF_MAX_GPUS];
+    pthread_t tid[SBF_MAX_GPUS];
+    int started[SBF_MAX_GPUS] = {0};
+    for (int i = 0; i < parts; ++i) {
+        size_t a = n * (size_t)i / (size_t)parts, b = n * (size_t)(i + 1) / (size_t)parts;
+        part[i] = (gpu_part_t){idx, i, a, b - a, seqs, packed, lens, kmers, hits, SBF_OK, ""};
+        if (i > 0)
+            started[i] = pthread_create(&tid[i], NULL, gpu_part_run, &part[i]) == 0;
+    }
+    gpu_part_run(&part[0]);
+    for (int i = 1; i < parts; ++i) {
+        if (started[i])
+            pthread_join(tid[i], NULL);
+        else
+            gpu_part_run(&part[i]);   /* no thread: the caller runs the part itself */
+    }
+    for (int i = 0; i < parts; ++i)
+        if (part[i].status != SBF_OK)
+            return sbf_error(part[i].status, "%s", part[i].error);
+    return SBF_OK;
+}
+
+SBF_EXPORT int sbf_query(const sbf_index_t *idx, size_t n, const char *const *seqs, const size_t *lens,
+                         uint32_t *kmers, uint32_t *hits, int threads)
+{
+    return query_any(idx, n, seqs, NULL, lens, kmers, hits, threads);
 }
 
 SBF_EXPORT int sbf_query_nt16(const sbf_index_t *idx, size_t n, const uint8_t *const *packed, const size_t *lens,
                               uint32_t *kmers, uint32_t *hits, int threads)
 {
-    if (threads < 1)
-        return sbf_error(SBF_E_PARAM, "thread count %d must be at least 1", threads);
-    if (idx->accel)
-        return sbf_gpu_query_nt16(((const gpu_copy_t *)idx->accel)->index, n, packed, lens, kmers, hits);
-    query_job_t job = {idx, n, NULL, packed, lens, kmers, hits, 0, SBF_OK};
-    return run_query_job(&job, threads);
+    return query_any(idx, n, NULL, packed, lens, kmers, hits, threads);
 }
 
 SBF_EXPORT int sbf_query_kmers(const sbf_index_t *idx, int target, const char *seq, size_t len, uint8_t *present)
@@ -432,7 +534,7 @@ SBF_EXPORT int sbf_query_kmers(const sbf_index_t *idx, int target, const char *s
     if (len < k)
         return SBF_OK;
     if (idx->accel)
-        return sbf_gpu_query_kmers(((const gpu_copy_t *)idx->accel)->index, target, seq, len, present);
+        return sbf_gpu_query_kmers(((const gpu_copies_t *)idx->accel)->index[0], target, seq, len, present);
     const int R = idx->n_targets;
     sbf_scan_t *sc = malloc(sizeof *sc);
     uint64_t *hits = malloc((size_t)R * sizeof *hits);

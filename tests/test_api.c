@@ -357,6 +357,9 @@ static void test_gpu_selection(void **state)
         assert_int_equal(sbf_index_use_gpu(idx, SBF_GPU_AUTO), SBF_E_PARAM);
         assert_non_null(strstr(sbf_last_error(), "no CUDA device"));
         assert_int_equal(sbf_index_gpu(idx), SBF_GPU_NONE);
+        assert_int_equal(sbf_index_use_gpus(idx, 2, NULL), SBF_E_PARAM);
+        assert_non_null(strstr(sbf_last_error(), "no CUDA device"));
+        assert_int_equal(sbf_index_gpus(idx, NULL, 0), 0);
     } else {
         assert_int_equal(sbf_index_use_gpu(idx, 0), SBF_OK);
         assert_int_equal(sbf_index_gpu(idx), 0);
@@ -367,6 +370,9 @@ static void test_gpu_selection(void **state)
     assert_int_equal(h_gpu, h_cpu);
     assert_int_equal(k_cpu, 470);
     assert_int_equal(h_cpu, 470);
+    assert_int_equal(sbf_index_use_gpus(idx, 0, NULL), SBF_E_PARAM);
+    assert_non_null(strstr(sbf_last_error(), "between 1 and"));
+    assert_int_equal(sbf_index_use_gpus(idx, SBF_MAX_GPUS + 1, NULL), SBF_E_PARAM);
     o.gpu = -7;
     assert_int_equal(sbf_opt_check(&o), SBF_E_PARAM);
     sbf_index_destroy(idx);

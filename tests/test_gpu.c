@@ -191,6 +191,57 @@ static void free_reads(read_set_t *rs)
 }
 
 /* Reads whose answers differ from the reference's (kc, hc); the first few are printed. */
+/* The public pipeline on the index's GPU copies: the read set in batches of 40,000 reads, ASCII
+ * or 4-bit; returns the reads whose results differ from the CPU's (kc, hc) or came out of order. */
+typedef struct {
+    const read_set_t *rs;
+    int R;
+    const uint32_t *kc, *hc;
+    size_t next, bad;
+} pipe_check_t;
+
+static int pipe_check_done(void *ctx, const sbf_pipeline_result_t *r)
+{
+    pipe_check_t *c = ctx;
+    size_t first = (size_t)(uintptr_t)r->batch;
+    if (first != c->next)
+        c->bad += r->n;
+    for (size_t i = 0; i < r->n; ++i)
+        if (r->kmers[i] != c->kc[first + i] ||
+            memcmp(r->hits + i * (size_t)c->R, c->hc + (first + i) * (size_t)c->R, (size_t)c->R * 4))
+            ++c->bad;
+    c->next = first + r->n;
+    return 0;
+}
+
+static size_t pipeline_differs(const sbf_index_t *idx, const read_set_t *rs, int R, const uint32_t *kc,
+                               const uint32_t *hc, int nt16)
+{
+    pipe_check_t c = {rs, R, kc, hc, 0, 0};
+    sbf_pipeline_opt_t po;
+    sbf_pipeline_opt_init(&po);
+    po.done = pipe_check_done;
+    po.ctx = &c;
+    sbf_pipeline_t *p;
+    if (sbf_pipeline_open(idx, &po, &p) != SBF_OK)
+        fail_msg("%s", sbf_last_error());
+    for (size_t i = 0; i < rs->n; i += 40000) {
+        size_t cnt = rs->n - i < 40000 ? rs->n - i : 40000;
+        int rc = nt16 ? sbf_pipeline_submit_nt16(p, cnt, rs->packed + i, rs->lens + i, (void *)(uintptr_t)i)
+                      : sbf_pipeline_submit(p, cnt, rs->seqs + i, rs->lens + i, (void *)(uintptr_t)i);
+        if (rc != SBF_OK)
+            fail_msg("%s", sbf_last_error());
+    }
+    sbf_pipeline_stats_t st;
+    if (sbf_pipeline_close(p, &st) != SBF_OK)
+        fail_msg("%s", sbf_last_error());
+    if (c.next != rs->n)
+        c.bad += rs->n - c.next;
+    print_message("pipeline %s on %d GPU(s): %zu reads differ; busy %.3f s of %.3f s\n", nt16 ? "nt16" : "ASCII",
+                  st.n_gpus, c.bad, st.busy_seconds[0], st.wall_seconds);
+    return c.bad;
+}
+
 static size_t count_differ(const char *what, const read_set_t *rs, int R, const uint32_t *kc, const uint32_t *hc,
                            const uint32_t *kx, const uint32_t *hx)
 {
@@ -347,6 +398,26 @@ static void query_identical(const sbf_opt_t *opt, int two_targets)
     assert_int_equal(sbf_query_nt16(idx, n, rs.packed, rs.lens, kx, hx, 1), 0);
     bad = count_differ("api nt16", &rs, R, kc, hc, kx, hx);
     assert_int_equal(bad, 0);
+    assert_int_equal(pipeline_differs(idx, &rs, R, kc, hc, 0), 0);
+    assert_int_equal(pipeline_differs(idx, &rs, R, kc, hc, 1), 0);
+
+    /* two GPUs, where the machine has them: large calls split over both, the pipeline on both */
+    if (sbf_gpu_devices() >= 2) {
+        if (sbf_index_use_gpus(idx, 2, NULL) != 0)
+            fail_msg("%s", sbf_last_error());
+        int devs[SBF_MAX_GPUS];
+        assert_int_equal(sbf_index_gpus(idx, devs, SBF_MAX_GPUS), 2);
+        assert_int_equal(devs[1], 1);
+        memset(kx, 0xff, n * sizeof *kx);
+        assert_int_equal(sbf_query(idx, n, rs.seqs, rs.lens, kx, hx, 1), 0);
+        bad = count_differ("api ASCII, 2 GPUs", &rs, R, kc, hc, kx, hx);
+        assert_int_equal(bad, 0);
+        assert_int_equal(pipeline_differs(idx, &rs, R, kc, hc, 1), 0);
+        int twice[2] = {1, 1};
+        assert_int_equal(sbf_index_use_gpus(idx, 2, twice), SBF_E_PARAM);
+        assert_int_equal(sbf_index_gpus(idx, NULL, 0), 2);   /* unchanged by the failure */
+        print_message("two GPUs: split queries and the pipeline agree with the CPU\n");
+    }
 
     sbf_gpu_index_free(gi);
     sbf_index_destroy(idx);

@@ -1,0 +1,21 @@
+/* sbf_engine.h -- inside libsbf: which engine answers an index's queries. An index holds no
+ * GPU copy (the CPU engine) or one copy per device given to sbf_index_use_gpus(); the pipeline
+ * (sbf_pipeline.c) gives each of its workers one copy, so batches run on every device at once. */
+#ifndef SBF_ENGINE_H
+#define SBF_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sbf.h"
+
+/* GPU copies of the index: 0 when its queries run on the CPU. */
+int sbf_engine_slots(const sbf_index_t *idx);
+
+/* Query n reads, ASCII (seqs) or BAM 4-bit (packed, seqs NULL), on GPU copy `slot` (taken
+ * modulo the copies), or on the CPU engine with `threads` threads when slot < 0 or the index
+ * has no GPU copy. Results as sbf_query(). Thread-safe. */
+int sbf_engine_query(const sbf_index_t *idx, int slot, size_t n, const char *const *seqs,
+                     const uint8_t *const *packed, const size_t *lens, uint32_t *kmers, uint32_t *hits, int threads);
+
+#endif

@@ -1,0 +1,389 @@
+/* sbf_pipeline.c -- the ordered worker pool (sbf_pipeline.h) and the public sbf_pipeline_t of
+ * sbf.h built on it. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../filters/sbf_classify.h"
+#include "../filters/sbf_error.h"
+#include "../filters/sbf_index.h"
+#include "sbf.h"
+#include "sbf_engine.h"
+#include "sbf_pipeline.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+typedef struct {
+    void *batch;
+    int done;
+} task_t;
+
+typedef struct {
+    pipeline_t *p;
+    int slot;
+    pthread_t tid;
+    int started;
+} worker_t;
+
+struct pipeline_s {
+    pipeline_opt_t o;
+    task_t *ring;          /* batch `seq` is ring[seq % cap] from submit to delivery */
+    size_t cap;
+    unsigned long long submitted, started, delivered;
+    int delivering;        /* a worker is calling deliver() */
+    int closing, failed;
+    int status;
+    char err[1024];
+    pthread_mutex_t lock;
+    pthread_cond_t work_cv;   /* a batch to start, or closing/failed */
+    pthread_cond_t room_cv;   /* a batch delivered (room for submit), or failed */
+    worker_t *workers;
+    int n_workers;
+    double busy[17], wait_submit, t0;
+    int active[17];        /* workers of each slot inside work() */
+    double since[17];      /* when active[slot] last went from 0 to 1 */
+};
+
+/* The first failure wins; every thread waiting is woken. Called with the lock held. */
+static void fail_locked(pipeline_t *p, int status, const char *msg)
+{
+    if (!p->failed) {
+        p->failed = 1;
+        p->status = status ? status : SBFI_E_IO;
+        snprintf(p->err, sizeof p->err, "%s", msg);
+    }
+    pthread_cond_broadcast(&p->work_cv);
+    pthread_cond_broadcast(&p->room_cv);
+}
+
+/* Deliver every finished batch at the head of the order. Called with the lock held. */
+static void deliver_ready(pipeline_t *p)
+{
+    if (p->delivering)
+        return;   /* that worker delivers this batch too: it looks again before it stops */
+    p->delivering = 1;
+    while (!p->failed && p->delivered < p->started && p->ring[p->delivered % p->cap].done) {
+        void *batch = p->ring[p->delivered % p->cap].batch;
+        pthread_mutex_unlock(&p->lock);
+        int rc = p->o.deliver(p->o.ctx, batch);
+        pthread_mutex_lock(&p->lock);
+        if (rc != SBFI_OK) {
+            fail_locked(p, rc, sbf_error_message());
+            break;
+        }
+        ++p->delivered;
+        pthread_cond_broadcast(&p->room_cv);
+    }
+    p->delivering = 0;
+}
+
+static void *worker_main(void *arg)
+{
+    worker_t *w = arg;
+    pipeline_t *p = w->p;
+    pthread_mutex_lock(&p->lock);
+    for (;;) {
+        while (!p->failed && !p->closing && p->started == p->submitted)
+            pthread_cond_wait(&p->work_cv, &p->lock);
+        if (p->failed || p->started == p->submitted)
+            break;   /* failed, or closing with nothing left to start */
+        task_t *t = &p->ring[p->started++ % p->cap];
+        /* a slot is busy while any of its workers is in work(): the union of their calls */
+        const int s = w->slot < 0 ? 0 : w->slot;
+        if (p->active[s]++ == 0)
+            p->since[s] = now();
+        pthread_mutex_unlock(&p->lock);
+        int rc = p->o.work(p->o.ctx, t->batch, w->slot);
+        pthread_mutex_lock(&p->lock);
+        if (--p->active[s] == 0)
+            p->busy[s] += now() - p->since[s];
+        if (rc != SBFI_OK) {
+            fail_locked(p, rc, sbf_error_message());
+            break;
+        }
+        t->done = 1;
+        deliver_ready(p);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
+}
+
+int pipeline_open(const pipeline_opt_t *opt, pipeline_t **out)
+{
+    *out = NULL;
+    if (opt->gpu_copies < 0 || opt->gpu_copies > 16)
+        return sbf_error(SBFI_E_PARAM, "%d GPU copies: at most 16", opt->gpu_copies);
+    pipeline_t *p = calloc(1, sizeof *p);
+    if (!p)
+        return sbf_error(SBFI_E_NOMEM, "out of memory");
+    p->o = *opt;
+    int per = opt->workers_per_copy > 0 ? opt->workers_per_copy : 2;
+    p->n_workers = opt->gpu_copies > 0 ? opt->gpu_copies * per : 1;
+    p->cap = opt->in_flight > 0 ? (size_t)opt->in_flight : 2 * (size_t)p->n_workers + 2;
+    p->ring = calloc(p->cap, sizeof *p->ring);
+    p->workers = calloc((size_t)p->n_workers, sizeof *p->workers);
+    p->t0 = now();
+    if (!p->ring || !p->workers) {
+        free(p->ring);
+        free(p->workers);
+        free(p);
+        return sbf_error(SBFI_E_NOMEM, "out of memory");
+    }
+    pthread_mutex_init(&p->lock, NULL);
+    pthread_cond_init(&p->work_cv, NULL);
+    pthread_cond_init(&p->room_cv, NULL);
+    for (int i = 0; i < p->n_workers; ++i) {
+        worker_t *w = &p->workers[i];
+        w->p = p;
+        w->slot = opt->gpu_copies > 0 ? i % opt->gpu_copies : -1;   /* devices interleaved */
+        if (pthread_create(&w->tid, NULL, worker_main, w) != 0) {
+            pipeline_abort(p);
+            pipeline_free(p);
+            return sbf_error(SBFI_E_THREAD, "cannot start the pipeline's worker threads");
+        }
+        w->started = 1;
+    }
+    *out = p;
+    return SBFI_OK;
+}
+
+int pipeline_submit(pipeline_t *p, void *batch)
+{
+    pthread_mutex_lock(&p->lock);
+    double t0 = now();
+    while (!p->failed && p->submitted - p->delivered == p->cap)
+        pthread_cond_wait(&p->room_cv, &p->lock);
+    p->wait_submit += now() - t0;
+    if (p->failed || p->closing) {
+        int rc = p->closing && !p->failed ? SBFI_E_PARAM : p->status;
+        const char *msg = p->failed ? p->err : "the pipeline is closed: no more batches";
+        pthread_mutex_unlock(&p->lock);
+        return sbf_error(rc, "%s", msg);
+    }
+    p->ring[p->submitted % p->cap] = (task_t){batch, 0};
+    ++p->submitted;
+    pthread_cond_signal(&p->work_cv);
+    pthread_mutex_unlock(&p->lock);
+    return SBFI_OK;
+}
+
+static void join_workers(pipeline_t *p)
+{
+    for (int i = 0; i < p->n_workers; ++i)
+        if (p->workers[i].started) {
+            pthread_join(p->workers[i].tid, NULL);
+            p->workers[i].started = 0;
+        }
+}
+
+int pipeline_finish(pipeline_t *p)
+{
+    pthread_mutex_lock(&p->lock);
+    p->closing = 1;
+    pthread_cond_broadcast(&p->work_cv);
+    pthread_mutex_unlock(&p->lock);
+    join_workers(p);
+    if (p->failed)
+        return sbf_error(p->status, "%s", p->err);
+    return SBFI_OK;
+}
+
+void pipeline_abort(pipeline_t *p)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->lock);
+    p->closing = 1;
+    fail_locked(p, SBFI_E_IO, "stopped");
+    pthread_mutex_unlock(&p->lock);
+    join_workers(p);
+}
+
+void pipeline_stats(const pipeline_t *p, pipeline_stats_t *st)
+{
+    memset(st, 0, sizeof *st);
+    st->slots = p->o.gpu_copies;
+    memcpy(st->busy, p->busy, sizeof st->busy);
+    st->wait_submit = p->wait_submit;
+    st->wall = now() - p->t0;
+}
+
+void pipeline_free(pipeline_t *p)
+{
+    if (!p)
+        return;
+    join_workers(p);
+    for (unsigned long long q = p->delivered; p->o.drop && q < p->submitted; ++q)
+        p->o.drop(p->o.ctx, p->ring[q % p->cap].batch);
+    pthread_mutex_destroy(&p->lock);
+    pthread_cond_destroy(&p->work_cv);
+    pthread_cond_destroy(&p->room_cv);
+    free(p->ring);
+    free(p->workers);
+    free(p);
+}
+
+/* ------------------------------------------------------------------ the public sbf_pipeline_t */
+
+typedef struct {
+    void *user;
+    size_t n;
+    const char *const *seqs;
+    const uint8_t *const *packed;
+    const size_t *lens;
+    uint32_t *kmers, *hits;
+    int *category;
+    float *score;
+} pub_batch_t;
+
+struct sbf_pipeline_s {
+    const sbf_index_t *idx;
+    sbf_pipeline_opt_t opt;
+    pipeline_t *core;
+};
+
+static int pub_work(void *ctx, void *batch, int slot)
+{
+    sbf_pipeline_t *sp = ctx;
+    pub_batch_t *b = batch;
+    return sbf_engine_query(sp->idx, slot, b->n, b->seqs, b->packed, b->lens, b->kmers, b->hits, sp->opt.threads);
+}
+
+static void pub_batch_free(pub_batch_t *b)
+{
+    if (!b)
+        return;
+    free(b->kmers);
+    free(b->hits);
+    free(b->category);
+    free(b->score);
+    free(b);
+}
+
+static void pub_drop(void *ctx, void *batch)
+{
+    (void)ctx;
+    pub_batch_free(batch);
+}
+
+static int pub_deliver(void *ctx, void *batch)
+{
+    sbf_pipeline_t *sp = ctx;
+    pub_batch_t *b = batch;
+    const int R = sbf_index_n_targets(sp->idx);
+    size_t frags = sp->opt.pairs ? b->n / 2 : b->n;
+    if (sp->opt.classify) {
+        sbf_score_opt_t so = {sp->opt.scoring.min_score, sp->opt.scoring.min_hits, sp->opt.scoring.margin};
+        uint32_t h[R > 0 ? R : 1];
+        for (size_t f = 0; f < frags; ++f) {
+            size_t r = sp->opt.pairs ? 2 * f : f;
+            uint32_t k = b->kmers[r];
+            memcpy(h, b->hits + r * (size_t)R, (size_t)R * sizeof *h);
+            if (sp->opt.pairs) {
+                k += b->kmers[r + 1];
+                for (int t = 0; t < R; ++t)
+                    h[t] += b->hits[(r + 1) * (size_t)R + (size_t)t];
+            }
+            double best;
+            b->category[f] = sbf_classify_fragment(&so, R, k, h, &best, NULL);
+            b->score[f] = (float)best;
+        }
+    }
+    sbf_pipeline_result_t res = {b->user, b->n, b->kmers, b->hits, sp->opt.classify ? frags : 0, b->category, b->score};
+    int rc = sp->opt.done ? sp->opt.done(sp->opt.ctx, &res) : 0;
+    if (rc != 0)   /* the batch is dropped (freed) by the pool */
+        return sbf_error(SBF_E_PARAM, "the pipeline's done callback returned %d: stopped", rc);
+    pub_batch_free(b);
+    return SBFI_OK;
+}
+
+SBF_EXPORT void sbf_pipeline_opt_init(sbf_pipeline_opt_t *opt)
+{
+    memset(opt, 0, sizeof *opt);
+    opt->threads = 1;
+    sbf_classify_opt_init(&opt->scoring);
+}
+
+SBF_EXPORT int sbf_pipeline_open(const sbf_index_t *idx, const sbf_pipeline_opt_t *opt, sbf_pipeline_t **out)
+{
+    *out = NULL;
+    if (!opt || opt->threads < 1 || opt->in_flight < 0)
+        return sbf_error(SBF_E_PARAM, "pipeline options: threads must be at least 1 and in_flight not negative");
+    if (opt->classify && (!(opt->scoring.min_score >= 0 && opt->scoring.min_score <= 1) || opt->scoring.min_hits < 1 ||
+                          !(opt->scoring.margin >= 0 && opt->scoring.margin <= 1)))
+        return sbf_error(SBF_E_PARAM, "classification options out of range (min_score and margin 0..1, min_hits >= 1)");
+    sbf_pipeline_t *sp = calloc(1, sizeof *sp);
+    if (!sp)
+        return sbf_error(SBF_E_NOMEM, "out of memory");
+    sp->idx = idx;
+    sp->opt = *opt;
+    pipeline_opt_t po = {.gpu_copies = sbf_engine_slots(idx), .in_flight = opt->in_flight, .work = pub_work,
+                         .deliver = pub_deliver, .drop = pub_drop, .ctx = sp};
+    int rc = pipeline_open(&po, &sp->core);
+    if (rc != SBFI_OK) {
+        free(sp);
+        return rc;
+    }
+    *out = sp;
+    return SBF_OK;
+}
+
+static int pub_submit(sbf_pipeline_t *sp, size_t n, const char *const *seqs, const uint8_t *const *packed,
+                      const size_t *lens, void *user)
+{
+    const size_t R = (size_t)sbf_index_n_targets(sp->idx);
+    if (sp->opt.pairs && n % 2)
+        return sbf_error(SBF_E_PARAM, "pairs: a batch holds an even number of reads (mates side by side), not %zu", n);
+    pub_batch_t *b = calloc(1, sizeof *b);
+    size_t m = n ? n : 1;
+    if (!b || !(b->kmers = malloc(m * sizeof *b->kmers)) || !(b->hits = malloc(m * (R ? R : 1) * sizeof *b->hits)) ||
+        (sp->opt.classify &&
+         (!(b->category = malloc(m * sizeof *b->category)) || !(b->score = malloc(m * sizeof *b->score))))) {
+        pub_batch_free(b);
+        return sbf_error(SBF_E_NOMEM, "out of memory for a batch of %zu reads", n);
+    }
+    *b = (pub_batch_t){user, n, seqs, packed, lens, b->kmers, b->hits, b->category, b->score};
+    int rc = pipeline_submit(sp->core, b);
+    if (rc != SBFI_OK)
+        pub_batch_free(b);
+    return rc;
+}
+
+SBF_EXPORT int sbf_pipeline_submit(sbf_pipeline_t *sp, size_t n, const char *const *seqs, const size_t *lens,
+                                   void *user)
+{
+    return pub_submit(sp, n, seqs, NULL, lens, user);
+}
+
+SBF_EXPORT int sbf_pipeline_submit_nt16(sbf_pipeline_t *sp, size_t n, const uint8_t *const *packed,
+                                        const size_t *lens, void *user)
+{
+    return pub_submit(sp, n, NULL, packed, lens, user);
+}
+
+SBF_EXPORT int sbf_pipeline_close(sbf_pipeline_t *sp, sbf_pipeline_stats_t *stats)
+{
+    if (!sp)
+        return SBF_OK;
+    int rc = pipeline_finish(sp->core);
+    if (stats) {
+        pipeline_stats_t st;
+        pipeline_stats(sp->core, &st);
+        memset(stats, 0, sizeof *stats);
+        stats->n_gpus = sbf_index_gpus(sp->idx, stats->gpu, SBF_MAX_GPUS);
+        for (int i = 0; i < SBF_MAX_GPUS; ++i)
+            stats->busy_seconds[i] = st.busy[i];
+        stats->wait_seconds = st.wait_submit;
+        stats->wall_seconds = st.wall;
+    }
+    pipeline_free(sp->core);
+    free(sp);
+    return rc;
+}
