@@ -74,6 +74,7 @@ int main_build(int argc, char **argv)
     const char *cmd = "build", *out = NULL;
     sbf_opt_t opt;
     sbf_opt_init(&opt);
+    cli_gpus_t gpus = CLI_GPUS_AUTO;
     int progress = isatty(STDERR_FILENO), c, bits_given = 0, m_given = 0, s_given = 0;
     while ((c = getopt_long(argc, argv, "o:k:m:s:H:@:h", lopts, NULL)) >= 0) {
         int bad = 0;
@@ -91,7 +92,7 @@ int main_build(int argc, char **argv)
         case OPT_SIZE: bad = cli_size(cmd, "--size", optarg, &opt.size_bytes); break;
         case '@': bad = cli_int(cmd, "-@", optarg, 1, 1024, &opt.threads); break;
         case OPT_PROGRESS: progress = 1; break;
-        case OPT_GPU: bad = cli_gpu_option(cmd, optarg, &opt.gpu); break;
+        case OPT_GPU: bad = cli_gpu_option(cmd, optarg, &gpus); break;
         case 'h': usage_build(stdout); return 0;
         default: usage_build(stderr); return 1;
         }
@@ -118,7 +119,8 @@ int main_build(int argc, char **argv)
         return 1;
     }
 
-    opt.gpu = cli_gpu_resolve(cmd, opt.gpu);
+    int dev[SBF_MAX_GPUS];
+    opt.gpu = cli_gpu_resolve(cmd, &gpus, dev) > 0 ? dev[0] : SBF_GPU_NONE;   /* a build uses one device */
     sbf_builder_t *b;
     if (sbf_builder_init(&opt, &b) != SBF_OK) {
         cli_error(cmd, "%s", sbf_last_error());

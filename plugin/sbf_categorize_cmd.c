@@ -33,7 +33,7 @@ void usage_categorize(FILE *fp)
             "  -t, --threads=N         threads [1]\n"
             "      --fq, --fa          write the categorized reads as FASTQ / FASTA [summary only]\n"
             "  -g, --gz_output         compress the read outputs (BGZF, which gzip reads)\n"
-            "      --gpu auto|none|ID  CUDA device [auto]\n"
+            "      --gpu auto|none|all|ID[,ID..]  CUDA devices: the first (auto), every one, or those listed [auto]\n"
             "  -v, --version           sbf's version\n"
             "  -h, --help              this help\n",
             BIOBLOOM_DEFAULT_SCORE);
@@ -116,7 +116,7 @@ int main_categorize(int argc, char **argv)
         case 'b': o.score.margin = 0; break;
         case OPT_FQ: reads_fmt = "fq"; break;
         case OPT_FA: reads_fmt = "fa"; break;
-        case OPT_GPU: bad = cli_gpu_option(cmd, optarg, &o.gpu); break;
+        case OPT_GPU: bad = cli_gpu_option(cmd, optarg, &o.gpus); break;
         case 'v': printf("sbf categorize (sbf %s)\n", SBF_VERSION); status = 0; goto done;
         case 'h': usage_categorize(stdout); status = 0; goto done;
         case 'l': case 'w': case 'c': case 'm': case 'd': case OPT_UNSUPPORTED:

@@ -179,41 +179,65 @@ void cli_output_abort(cli_output_t *out)
     out->tmp = out->path = NULL;
 }
 
-int cli_gpu_option(const char *cmd, const char *arg, int *out)
+int cli_gpu_option(const char *cmd, const char *arg, cli_gpus_t *out)
 {
-    if (!strcmp(arg, "auto")) {
-        *out = SBF_GPU_AUTO;
+    *out = (cli_gpus_t){0, 0, {0}};
+    if (!strcmp(arg, "auto") || !strcmp(arg, "none") || !strcmp(arg, "cpu") || !strcmp(arg, "all")) {
+        out->mode = arg[0] == 'a' ? (arg[1] == 'u' ? SBF_GPU_AUTO : CLI_GPU_ALL) : SBF_GPU_NONE;
         return 0;
     }
-    if (!strcmp(arg, "none") || !strcmp(arg, "cpu")) {
-        *out = SBF_GPU_NONE;
-        return 0;
+    const char *p = arg;
+    for (;;) {   /* ID[,ID...] */
+        char one[16];
+        size_t len = strcspn(p, ",");
+        int d;
+        if (len == 0 || len >= sizeof one || out->n == SBF_MAX_GPUS) {
+            cli_error(cmd, "invalid value '%s' for --gpu: expected auto, none, all or device numbers (0,1)", arg);
+            return -1;
+        }
+        memcpy(one, p, len);
+        one[len] = '\0';
+        if (cli_int(cmd, "--gpu", one, 0, 1023, &d) < 0)
+            return -1;
+        for (int i = 0; i < out->n; ++i)
+            if (out->dev[i] == d) {
+                cli_error(cmd, "--gpu %s: device %d is listed twice", arg, d);
+                return -1;
+            }
+        out->dev[out->n++] = d;
+        if (!p[len])
+            return 0;
+        p += len + 1;
     }
-    /* a list (0,1) is accepted; this version uses its first device (several GPUs: issue 5) */
-    char first[16];
-    size_t len = strcspn(arg, ",");
-    if (len == 0 || len >= sizeof first) {
-        cli_error(cmd, "invalid value '%s' for --gpu: expected auto, none or a device number", arg);
-        return -1;
-    }
-    memcpy(first, arg, len);
-    first[len] = '\0';
-    return cli_int(cmd, "--gpu", first, 0, 1023, out);
 }
 
-int cli_gpu_resolve(const char *cmd, int want)
+int cli_gpu_resolve(const char *cmd, const cli_gpus_t *want, int dev[SBF_MAX_GPUS])
 {
-    int n = sbf_gpu_devices();
-    if (want == SBF_GPU_NONE)
-        return SBF_GPU_NONE;
-    if (want == SBF_GPU_AUTO)
-        return n > 0 ? 0 : SBF_GPU_NONE;
-    if (want >= n) {
-        if (n == 0)
-            fprintf(stderr, "sbf %s: notice: GPU %d requested but no CUDA device is usable: using the CPU engine\n", cmd, want);
-        else
-            fprintf(stderr, "sbf %s: notice: no GPU number %d (devices 0 to %d): using the CPU engine\n", cmd, want, n - 1);
-        return SBF_GPU_NONE;
+    int have = sbf_gpu_devices(), n = 0;
+    if (want->mode == SBF_GPU_NONE)
+        return 0;
+    if (want->mode == SBF_GPU_AUTO) {
+        dev[0] = 0;
+        return have > 0;
     }
-    return want;
+    if (want->mode == CLI_GPU_ALL) {
+        for (int d = 0; d < have && d < SBF_MAX_GPUS; ++d)
+            dev[n++] = d;
+        if (!n)
+            fprintf(stderr, "sbf %s: notice: --gpu all but no CUDA device is usable: using the CPU engine\n", cmd);
+        return n;
+    }
+    for (int i = 0; i < want->n; ++i) {
+        int d = want->dev[i];
+        if (d < have) {
+            dev[n++] = d;
+        } else if (have == 0) {
+            fprintf(stderr, "sbf %s: notice: GPU %d requested but no CUDA device is usable: using the CPU engine\n", cmd, d);
+            return 0;
+        } else {
+            fprintf(stderr, "sbf %s: notice: no GPU number %d (devices 0 to %d)%s\n", cmd, d, have - 1,
+                    i + 1 < want->n || n ? ": left out" : ": using the CPU engine");
+        }
+    }
+    return n;
 }

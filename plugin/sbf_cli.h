@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "sbf.h"
+
 /* Long-only option ids start above every short option character (samtools' convention). */
 enum {
     OPT_BITS_PER_KMER = CHAR_MAX + 1,
@@ -44,11 +46,18 @@ int cli_double(const char *cmd, const char *option, const char *arg, double min,
 /* Sizes: a number with an optional K, M, G or T suffix (powers of 1024), e.g. 128M. */
 int cli_size(const char *cmd, const char *option, const char *arg, uint64_t *out);
 
-/* --gpu auto|none|ID: SBF_GPU_AUTO, SBF_GPU_NONE or a device number; -1 printed error. */
-int cli_gpu_option(const char *cmd, const char *arg, int *out);
-/* The device to use for `want`: an absent explicit device gives a one-line notice and
- * SBF_GPU_NONE (the CPU engine); "auto" without a device is SBF_GPU_NONE silently. */
-int cli_gpu_resolve(const char *cmd, int want);
+/* --gpu auto|none|all|ID[,ID...]: which CUDA devices a command uses. */
+#define CLI_GPU_ALL (-3)
+typedef struct {
+    int mode;                 /* SBF_GPU_AUTO (the first device, if any), SBF_GPU_NONE, CLI_GPU_ALL, or 0: the list */
+    int n, dev[SBF_MAX_GPUS]; /* the list */
+} cli_gpus_t;
+#define CLI_GPUS_AUTO ((cli_gpus_t){SBF_GPU_AUTO, 0, {0}})
+/* Parse a --gpu value: 0, or -1 after printing the error. */
+int cli_gpu_option(const char *cmd, const char *arg, cli_gpus_t *out);
+/* The devices to use into dev[0..): their count, 0 for the CPU engine. Devices that are absent
+ * get a notice on stderr and are left out (none left: the CPU engine). */
+int cli_gpu_resolve(const char *cmd, const cli_gpus_t *want, int dev[SBF_MAX_GPUS]);
 
 /* Human-readable byte count into buf ("128.0 MiB"). */
 const char *cli_bytes(uint64_t bytes, char *buf, size_t size);

@@ -25,7 +25,8 @@ void usage_query(FILE *fp)
             "  -o, --output FILE  write the TSV to FILE (complete or absent) [stdout]\n"
             "  -@, --threads INT  threads [1]\n"
             "  -K, --batch SIZE   bases per batch [%uM]\n"
-            "      --gpu auto|none|ID  query on a CUDA device (same results as the CPU) [auto]\n"
+            "      --gpu auto|none|all|ID[,ID..]  CUDA devices: the first (auto), every one, or those\n"
+            "                          listed; same results as the CPU [auto]\n"
             "  -h, --help         this help\n",
             DEFAULT_BATCH_BASES >> 20);
 }
@@ -96,7 +97,8 @@ int main_query(int argc, char **argv)
         {"batch", required_argument, NULL, 'K'}, {"gpu", required_argument, NULL, OPT_GPU},
         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
     const char *cmd = "query", *index_path = NULL, *out_path = NULL;
-    int threads = 1, c, gpu = SBF_GPU_AUTO;
+    int threads = 1, c;
+    cli_gpus_t gpus = CLI_GPUS_AUTO;
     uint64_t batch_bases = DEFAULT_BATCH_BASES;
     while ((c = getopt_long(argc, argv, "x:o:@:K:h", lopts, NULL)) >= 0) {
         int bad = 0;
@@ -105,7 +107,7 @@ int main_query(int argc, char **argv)
         case 'o': out_path = optarg; break;
         case '@': bad = cli_int(cmd, "-@", optarg, 1, 1024, &threads); break;
         case 'K': bad = cli_size(cmd, "-K", optarg, &batch_bases); break;
-        case OPT_GPU: bad = cli_gpu_option(cmd, optarg, &gpu); break;
+        case OPT_GPU: bad = cli_gpu_option(cmd, optarg, &gpus); break;
         case 'h': usage_query(stdout); return 0;
         default: usage_query(stderr); return 1;
         }
@@ -138,8 +140,8 @@ int main_query(int argc, char **argv)
         cli_error(cmd, "%s", sbf_last_error());
         return 1;
     }
-    gpu = cli_gpu_resolve(cmd, gpu);
-    if (gpu >= 0 && sbf_index_use_gpu(idx, gpu) != SBF_OK)
+    int dev[SBF_MAX_GPUS], n_gpus = cli_gpu_resolve(cmd, &gpus, dev);
+    if (n_gpus > 0 && sbf_index_use_gpus(idx, n_gpus, dev) != SBF_OK)
         fprintf(stderr, "sbf %s: notice: %s: using the CPU engine\n", cmd, sbf_last_error());
     const int R = sbf_index_n_targets(idx);
     int io_threads = threads > 1 ? threads : 0;

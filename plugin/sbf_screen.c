@@ -1,14 +1,15 @@
 /* sbf_screen.c -- the read-screening pipeline behind `sbf classify` and `sbf filter`.
  *
- *   reader thread --(batches, bounded by -K bases)--> classifier (this thread: sbf_query on
- *   the GPU or on -@ CPU threads, then the scoring rule) --> writer thread (records in input
+ *   reader thread --(batches, bounded by -K bases)--> this thread (points the engine at the
+ *   batch's reads) --> engine workers (sbf_pipeline.c: two per GPU, on every GPU of --gpu, or
+ *   one on -@ CPU threads) --(in input order)--> scoring --> writer thread (records in input
  *   order, to one output, the two mate outputs, or one output per category).
  *
- * A fixed set of N_JOBS batches circulates between the stages, so memory is bounded by
- * N_JOBS x batch size whatever the input size. There is one classifier, so batches reach the
- * writer in input order without reordering. htslib's thread pool (-@) decompresses the input
- * and compresses the outputs. Any failure stops every stage; no output file is renamed into
- * place unless the whole run succeeded. */
+ * A fixed set of batches (jobs) circulates between the stages, so memory is bounded by their
+ * number x batch size whatever the input size. The engine delivers batches in submission order,
+ * so they reach the writer in input order. htslib's thread pool (-@) decompresses the input and
+ * compresses the outputs. Any failure stops every stage; no output file is renamed into place
+ * unless the whole run succeeded. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -22,11 +23,13 @@
 #include "../filters/sbf_error.h"
 #include "sbf.h"
 #include "sbf_cli.h"
+#include "sbf_engine.h"
+#include "sbf_pipeline.h"
 #include "sbf_queue.h"
 #include "sbf_screen.h"
 #include "sbf_summary.h"
 
-#define N_JOBS 4
+#define MAX_JOBS (4 + 2 * SBF_MAX_GPUS)   /* see screen_run() */
 #define DEFAULT_BATCH_BASES (16u << 20)
 
 /* ------------------------------------------------------------------ options */
@@ -44,7 +47,7 @@ void screen_opt_init(screen_opt_t *o, const char *cmd, screen_mode_t mode)
     sbf_score_opt_init(&o->score);
     o->threads = 1;
     o->batch_bases = DEFAULT_BATCH_BASES;
-    o->gpu = SBF_GPU_AUTO;
+    o->gpus = CLI_GPUS_AUTO;
     o->progress = -1;
     o->multi_name = "multi";
     o->none_name = "none";
@@ -80,7 +83,7 @@ int screen_parse_common(screen_opt_t *o, int c, const char *arg)
     }
     case OPT_MARGIN: bad = cli_double(cmd, "--margin", arg, 0, 1, &o->score.margin); break;
     case OPT_INTERLEAVED: o->interleaved = 1; break;
-    case OPT_GPU: bad = cli_gpu_option(cmd, arg, &o->gpu); break;
+    case OPT_GPU: bad = cli_gpu_option(cmd, arg, &o->gpus); break;
     case OPT_GPU_MEM_LIMIT: bad = cli_size(cmd, "--gpu-mem-limit", arg, &o->gpu_mem_limit); break;
     case OPT_SUMMARY: o->summary_tsv = arg; break;
     case OPT_JSON: o->json = arg; break;
@@ -120,11 +123,14 @@ void screen_usage_common(FILE *fp)
             "      --report FILE    an HTML page: reads per category, score distributions, parameters\n"
             "Running:\n"
             "  -@, --threads N      threads for (de)compression and the CPU engine [1]\n"
-            "  -K, --batch SIZE     bases per batch; memory is about 4 batches [%uM]\n"
-            "      --gpu auto|none|ID  CUDA device (same results as the CPU engine) [auto]\n"
+            "  -K, --batch SIZE     bases per batch; memory is about 4 batches, 2 more per GPU [%uM]\n"
+            "      --gpu auto|none|all|ID[,ID..]  CUDA devices: the first (auto), every one, or those\n"
+            "                          listed; batches run on all of them; same results as the\n"
+            "                          CPU engine [auto]\n"
             "      --gpu-mem-limit SIZE  use the GPU only if the index and batches fit in SIZE\n"
             "      --progress, --no-progress  a progress line on stderr [when stderr is a terminal]\n"
-            "      --stats          time spent reading, classifying and writing, on stderr\n"
+            "      --stats          where the time went (reading, GPU busy share, waiting for the\n"
+            "                          engine, writing) and peak memory, on stderr\n"
             "  -h, --help           this help\n",
             SBF_DEFAULT_MIN_SCORE, SBF_DEFAULT_MIN_HITS, SBF_DEFAULT_MARGIN, DEFAULT_BATCH_BASES >> 20);
 }
@@ -153,6 +159,7 @@ typedef struct {
     uint32_t *kmers, *hits;   /* per read */
     uint32_t *kmers2, *hits2; /* FASTA/FASTQ results of a mixed batch */
     uint32_t *hits3;          /* one index's hits, with several index files */
+    size_t n_text, n_sam;     /* reads queried as text and as 4-bit codes */
     size_t cap_reads;
     int32_t *cat;             /* per fragment: target, SBF_CAT_MULTI or SBF_CAT_NONE/NO_KMER */
     float *score;
@@ -173,8 +180,10 @@ typedef struct {
     htsThreadPool pool;
     int n_slots, mate_files;  /* outputs: n_slots x (mate_files ? 2 : 1) */
     sbf_writer_t **outs;
-    job_t jobs[N_JOBS];
+    job_t jobs[MAX_JOBS];
+    int n_jobs;
     sbf_queue_t free_q, class_q, write_q;
+    pipeline_t *engine;
     screen_summary_t sum;
     uint8_t *passing;
     /* the first failure of any stage */
@@ -182,7 +191,8 @@ typedef struct {
     char err[1024];
     int failed;
     /* stage timings (--stats) */
-    double t_read, t_classify, t_write, t_wait_write;
+    double t_read, t_score, t_write, t_wait_write;
+    pipeline_stats_t engine_stats;
     int show_progress;
     int pairs_seen;           /* a SAM pair was recognised by its flags: the unit is "fragments" */
     double t0;
@@ -303,19 +313,21 @@ static int category_slot(const screen_t *s, int cat)
     return cat >= 0 ? cat : cat == SBF_CAT_MULTI ? s->R : s->R + 1;
 }
 
-/* Query one index for the batch: j->kmers and hits (stride R) in read order. */
-static int query_index(const screen_t *s, const sbf_index_t *idx, job_t *j, size_t n_text, size_t n_sam,
-                       uint32_t *hits, int R)
+/* Query one index for the batch on engine slot `slot`: j->kmers and hits (stride R) in read
+ * order. */
+static int query_index(const screen_t *s, const sbf_index_t *idx, int slot, job_t *j, uint32_t *hits, int R)
 {
     const sbf_batch_t *b = &j->batch;
+    const size_t n_text = j->n_text, n_sam = j->n_sam;
     int threads = s->o->threads;
     if (n_sam == b->n_reads)
-        return sbf_query_nt16(idx, n_sam, j->packed, j->plens, j->kmers, hits, threads) == SBF_OK ? SBFI_OK : SBFI_E_IO;
+        return sbf_engine_query(idx, slot, n_sam, NULL, j->packed, j->plens, j->kmers, hits, threads);
     if (n_text == b->n_reads)
-        return sbf_query(idx, n_text, j->seqs, j->lens, j->kmers, hits, threads) == SBF_OK ? SBFI_OK : SBFI_E_IO;
-    if (sbf_query(idx, n_text, j->seqs, j->lens, j->kmers2, j->hits2, threads) != SBF_OK ||
-        sbf_query_nt16(idx, n_sam, j->packed, j->plens, j->kmers, hits, threads) != SBF_OK)
-        return SBFI_E_IO;
+        return sbf_engine_query(idx, slot, n_text, j->seqs, NULL, j->lens, j->kmers, hits, threads);
+    int rc;
+    if ((rc = sbf_engine_query(idx, slot, n_text, j->seqs, NULL, j->lens, j->kmers2, j->hits2, threads)) != SBFI_OK ||
+        (rc = sbf_engine_query(idx, slot, n_sam, NULL, j->packed, j->plens, j->kmers, hits, threads)) != SBFI_OK)
+        return rc;
     /* scatter from the back so the SAM results, in place, are read before being overwritten */
     for (size_t q = n_sam; q-- > 0;) {
         size_t i = j->qsam[q];
@@ -330,15 +342,15 @@ static int query_index(const screen_t *s, const sbf_index_t *idx, job_t *j, size
     return SBFI_OK;
 }
 
-static int classify_job(screen_t *s, job_t *j)
+/* This thread, before the engine: point the engine at the batch's reads. SAM/BAM/CRAM records
+ * go to the engine as their 4-bit codes (half a byte per base, as bam1_t holds them),
+ * FASTA/FASTQ as text: two queries when a batch holds both (mate files of different formats),
+ * results scattered back by read. */
+static int prepare_job(screen_t *s, job_t *j)
 {
     sbf_batch_t *b = &j->batch;
-    const int R = s->R;
-    if (job_reserve(j, R) < 0)
+    if (job_reserve(j, s->R) < 0)
         return sbf_error(SBFI_E_NOMEM, "out of memory for a batch of %zu reads", b->n_reads);
-    /* SAM/BAM/CRAM records go to the engine as their 4-bit codes (half a byte per base, as
-     * bam1_t holds them), FASTA/FASTQ as text: two queries when a batch holds both (mate files
-     * of different formats), results scattered back by read. */
     size_t n_text = 0, n_sam = 0;
     for (size_t i = 0; i < b->n_reads; ++i) {
         const sbf_read_t *r = &b->reads[i];
@@ -354,19 +366,36 @@ static int classify_job(screen_t *s, job_t *j)
             j->lens[n_text++] = r->frag >= 0 ? r->seq.l : 0;
         }
     }
-    if (s->n_idx == 1) {
-        if (query_index(s, s->idx[0], j, n_text, n_sam, j->hits, R) != SBFI_OK)
-            return SBFI_E_IO;
-    } else {   /* several index files: each one's hits side by side, in the order given */
-        for (int x = 0; x < s->n_idx; ++x) {
-            int Rx = sbf_index_n_targets(s->idx[x]);
-            if (query_index(s, s->idx[x], j, n_text, n_sam, j->hits3, Rx) != SBFI_OK)
-                return SBFI_E_IO;
-            for (size_t i = 0; i < b->n_reads; ++i)
-                memcpy(j->hits + i * (size_t)R + (size_t)s->first_target[x], j->hits3 + i * (size_t)Rx,
-                       (size_t)Rx * sizeof *j->hits);
-        }
+    j->n_text = n_text;
+    j->n_sam = n_sam;
+    return SBFI_OK;
+}
+
+/* An engine worker: query every index for the batch on the worker's slot (GPU copy). */
+static int work_job(void *ctx, void *item, int slot)
+{
+    screen_t *s = ctx;
+    job_t *j = item;
+    const int R = s->R;
+    if (s->n_idx == 1)
+        return query_index(s, s->idx[0], slot, j, j->hits, R);
+    /* several index files: each one's hits side by side, in the order given */
+    for (int x = 0; x < s->n_idx; ++x) {
+        int Rx = sbf_index_n_targets(s->idx[x]), rc = query_index(s, s->idx[x], slot, j, j->hits3, Rx);
+        if (rc != SBFI_OK)
+            return rc;
+        for (size_t i = 0; i < j->batch.n_reads; ++i)
+            memcpy(j->hits + i * (size_t)R + (size_t)s->first_target[x], j->hits3 + i * (size_t)Rx,
+                   (size_t)Rx * sizeof *j->hits);
     }
+    return SBFI_OK;
+}
+
+/* Batches in input order, from the engine: the scoring rule, the summary, then the writer. */
+static int score_job(screen_t *s, job_t *j)
+{
+    sbf_batch_t *b = &j->batch;
+    const int R = s->R;
     screen_summary_t *sum = &s->sum;
     for (size_t f = 0; f < b->n_frags; ++f) {
         const sbf_frag_t *fr = &b->frags[f];
@@ -410,6 +439,19 @@ static int classify_job(screen_t *s, job_t *j)
         if (s->o->mode == SCREEN_FILTER)
             j->keep[f] = (uint8_t)((matches_selection(s, cat, s->passing) == s->o->keep) != s->o->invert);
     }
+    return SBFI_OK;
+}
+
+static int deliver_job(void *ctx, void *item)
+{
+    screen_t *s = ctx;
+    double t = now();
+    int rc = score_job(s, item);
+    s->t_score += now() - t;
+    if (rc != SBFI_OK)
+        return rc;
+    if (sbf_queue_push(&s->write_q, item) < 0)
+        return sbf_error(SBFI_E_IO, "stopped");   /* another stage failed: its message is kept */
     return SBFI_OK;
 }
 
@@ -721,8 +763,8 @@ static int open_inputs(screen_t *s, sbf_reader_t **first)
     return 0;
 }
 
-/* Device memory a GPU run needs: every filter, plus two batches in flight (bases, offsets and
- * results), an estimate on the safe side. */
+/* Device memory a GPU run needs on each device: every filter, plus the two workers' batches
+ * (each has two in flight: bases, offsets and results), an estimate on the safe side. */
 static uint64_t gpu_bytes_needed(const screen_t *s)
 {
     uint64_t bytes = 0;
@@ -731,30 +773,42 @@ static uint64_t gpu_bytes_needed(const screen_t *s)
         if (target_info(s, t, &ti) == SBF_OK)
             bytes += ti.bytes;
     }
-    return bytes + 2 * s->o->batch_bases * 2;
+    return bytes + 2 * 2 * s->o->batch_bases * 2;   /* two workers, each two batches */
 }
 
 static void describe_engine(screen_t *s, char *buf, size_t size)
 {
-    int dev = sbf_index_gpu(s->idx[0]);
-    if (dev < 0) {
+    int dev[SBF_MAX_GPUS], n = sbf_index_gpus(s->idx[0], dev, SBF_MAX_GPUS);
+    if (n == 0) {
         snprintf(buf, size, "CPU, %d thread%s", s->o->threads, s->o->threads == 1 ? "" : "s");
         return;
     }
-    char desc[256];
-    if (sbf_gpu_describe_device(dev, desc, sizeof desc) != SBF_OK)
+    char desc[256], list[64] = "";
+    if (sbf_gpu_describe_device(dev[0], desc, sizeof desc) != SBF_OK)
         snprintf(desc, sizeof desc, "CUDA device");
-    snprintf(buf, size, "GPU %d (%s)", dev, desc);
+    for (int i = 0, at = 0; i < n && at < (int)sizeof list; ++i)
+        at += snprintf(list + at, sizeof list - (size_t)at, "%s%d", i ? "," : "", dev[i]);
+    snprintf(buf, size, "GPU%s %s (%s%s)", n > 1 ? "s" : "", list, desc, n > 1 ? ", each" : "");
 }
 
+/* --stats: where the time went, so a user sees which stage limits a run. The engine's share is
+ * the part of the wall time in which each device (or the CPU engine) had a batch in work;
+ * "waiting for the engine" is time the reader's batches waited for room in the engine. */
 static void print_stats(const screen_t *s, FILE *fp)
 {
     struct rusage ru;
     long peak_kib = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : 0;
-    fprintf(fp,
-            "sbf %s: stages (seconds): reading %.2f, classifying %.2f, writing %.2f (writer idle %.2f); "
-            "wall %.2f; peak RSS %.1f MiB\n",
-            s->o->cmd, s->t_read, s->t_classify, s->t_write, s->t_wait_write, s->sum.seconds, peak_kib / 1024.0);
+    const pipeline_stats_t *e = &s->engine_stats;
+    const double wall = s->sum.seconds > 0 ? s->sum.seconds : 1e-9;
+    int dev[SBF_MAX_GPUS], n = sbf_index_gpus(s->idx[0], dev, SBF_MAX_GPUS);
+    fprintf(fp, "sbf %s: stages (seconds): reading %.2f, ", s->o->cmd, s->t_read);
+    if (n == 0)
+        fprintf(fp, "CPU engine %.2f (busy %.0f%%)", e->busy[0], 100 * e->busy[0] / wall);
+    for (int i = 0; i < n; ++i)
+        fprintf(fp, "%sGPU %d %.2f (busy %.0f%%)", i ? ", " : "", dev[i], e->busy[i], 100 * e->busy[i] / wall);
+    fprintf(fp, ", waiting for the engine %.2f, scoring %.2f, writing %.2f (writer idle %.2f); wall %.2f; "
+            "peak RSS %.1f MiB\n", e->wait_submit, s->t_score, s->t_write, s->t_wait_write, s->sum.seconds,
+            peak_kib / 1024.0);
 }
 
 /* ------------------------------------------------------------------ the run */
@@ -785,16 +839,16 @@ int screen_run(const screen_opt_t *o)
     }
     if (setup_categories(&s) < 0 || setup_selection(&s) < 0 || summary_alloc(&s.sum, s.R) < 0)
         goto done;
-    int gpu = cli_gpu_resolve(o->cmd, o->gpu);
-    if (gpu >= 0 && o->gpu_mem_limit && gpu_bytes_needed(&s) > o->gpu_mem_limit) {
+    int dev[SBF_MAX_GPUS], n_gpus = cli_gpu_resolve(o->cmd, &o->gpus, dev);
+    if (n_gpus > 0 && o->gpu_mem_limit && gpu_bytes_needed(&s) > o->gpu_mem_limit) {
         char need[32], limit[32];
         fprintf(stderr, "sbf %s: notice: the index and batches need %s on the GPU, more than --gpu-mem-limit %s: "
                 "using the CPU engine\n", o->cmd, cli_bytes(gpu_bytes_needed(&s), need, sizeof need),
                 cli_bytes(o->gpu_mem_limit, limit, sizeof limit));
-        gpu = SBF_GPU_NONE;
+        n_gpus = 0;
     }
-    for (int x = 0; gpu >= 0 && x < s.n_idx; ++x)
-        if (sbf_index_use_gpu(s.idx[x], gpu) != SBF_OK) {
+    for (int x = 0; n_gpus > 0 && x < s.n_idx; ++x)
+        if (sbf_index_use_gpus(s.idx[x], n_gpus, dev) != SBF_OK) {
             fprintf(stderr, "sbf %s: notice: %s: using the CPU engine\n", o->cmd, sbf_last_error());
             for (int y = 0; y < x; ++y) {   /* all on one engine; freeing a device copy cannot fail */
                 int freed = sbf_index_use_gpu(s.idx[y], SBF_GPU_NONE);
@@ -816,37 +870,50 @@ int screen_run(const screen_opt_t *o)
         (o->report && cli_output_open(o->cmd, o->report, &html) < 0))
         goto done;
 
-    if (sbf_queue_init(&s.free_q, N_JOBS) < 0 || sbf_queue_init(&s.class_q, N_JOBS) < 0 ||
-        sbf_queue_init(&s.write_q, N_JOBS) < 0) {
+    /* The engine: two workers per GPU copy (one batch is packed and copied while the other's
+     * kernel runs), with one batch more in flight to hide the hand-over; or one worker on the CPU
+     * threads. Jobs: those, plus one being read, one being written and one between. */
+    const int slots = sbf_engine_slots(s.idx[0]);
+    pipeline_opt_t po = {.gpu_copies = slots, .workers_per_copy = 2, .in_flight = slots > 0 ? 2 * slots + 1 : 1,
+                         .work = work_job, .deliver = deliver_job, .ctx = &s};
+    s.n_jobs = po.in_flight + 3;
+    if (sbf_queue_init(&s.free_q, (size_t)s.n_jobs) < 0 || sbf_queue_init(&s.class_q, (size_t)s.n_jobs) < 0 ||
+        sbf_queue_init(&s.write_q, (size_t)s.n_jobs) < 0) {
         cli_error(o->cmd, "out of memory");
         goto done;
     }
     queues = 1;
-    for (int i = 0; i < N_JOBS; ++i)
+    for (int i = 0; i < s.n_jobs; ++i)
         sbf_queue_push(&s.free_q, &s.jobs[i]);
+    if (pipeline_open(&po, &s.engine) != SBFI_OK) {
+        cli_error(o->cmd, "%s", sbf_error_message());
+        goto done;
+    }
     s.show_progress = o->progress > 0 || (o->progress < 0 && isatty(STDERR_FILENO));
     if (pthread_create(&reader, NULL, reader_main, &s) != 0) {
         cli_error(o->cmd, "cannot start the reader thread");
+        pipeline_abort(s.engine);
         goto done;
     }
     started_reader = 1;
     if (pthread_create(&writer, NULL, writer_main, &s) != 0) {
         fail(&s, "cannot start the writer thread");
+        pipeline_abort(s.engine);
         goto join;
     }
     started_writer = 1;
     void *item;
     while (sbf_queue_pop(&s.class_q, &item)) {
-        double t = now();
-        int rc = classify_job(&s, item);
-        s.t_classify += now() - t;
-        if (rc != SBFI_OK) {
+        if (prepare_job(&s, item) != SBFI_OK || pipeline_submit(s.engine, item) != SBFI_OK) {
             fail(&s, sbf_error_message());
             break;
         }
-        if (sbf_queue_push(&s.write_q, item) < 0)
-            break;
     }
+    if (s.failed)
+        pipeline_abort(s.engine);
+    else if (pipeline_finish(s.engine) != SBFI_OK)
+        fail(&s, sbf_error_message());
+    pipeline_stats(s.engine, &s.engine_stats);
     sbf_queue_close(&s.write_q);
 join:
     if (started_reader)
@@ -931,7 +998,8 @@ done:
     cli_output_abort(&html);
     free(s.outs);
     sbf_input_free(s.input);
-    for (int i = 0; i < N_JOBS; ++i)
+    pipeline_free(s.engine);
+    for (int i = 0; i < s.n_jobs; ++i)
         job_free(&s.jobs[i]);
     if (s.pool.pool)
         hts_tpool_destroy(s.pool.pool);

@@ -9,6 +9,7 @@
 
 #include "../bam/sbf_writer.h"
 #include "../filters/sbf_classify.h"
+#include "sbf_cli.h"
 
 typedef enum {
     SCREEN_TAG,     /* every record out, tagged */
@@ -46,7 +47,7 @@ typedef struct {
     const char *summary_tsv, *json, *report;
     int threads;
     uint64_t batch_bases;
-    int gpu;                    /* SBF_GPU_* or a device */
+    cli_gpus_t gpus;            /* --gpu */
     uint64_t gpu_mem_limit;     /* 0, or device bytes the run may use (index + batches) */
     int progress;               /* 1 forced, 0 never, -1 when stderr is a terminal */
     int stats;                  /* stage timings on stderr */

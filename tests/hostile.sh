@@ -196,8 +196,9 @@ rm -f load_1.fq load_2.fq l1.bam l10.bam
 
 # ---- no GPU, or not enough GPU memory: the CPU engine with a notice ----------------------------------
 if "$SBF" --version | grep -q '^GPU 0:'; then
-  # two filters (94.7 + 58.6 KiB) and two batches of 16 M bases at 2 bytes per base
-  line="sbf classify: notice: the index and batches need 64.1 MiB on the GPU, more than --gpu-mem-limit 1.0 KiB: using the CPU engine"
+  # two filters (94.7 + 58.6 KiB) and, for each of the device's two workers, two batches of
+  # 16 M bases at 2 bytes per base
+  line="sbf classify: notice: the index and batches need 128.1 MiB on the GPU, more than --gpu-mem-limit 1.0 KiB: using the CPU engine"
   line7="sbf classify: notice: no GPU number 7 (devices 0 to $(($("$SBF" --version | grep -c '^GPU ') - 1))): using the CPU engine"
 else
   line="sbf classify: notice: GPU 0 requested but no CUDA device is usable: using the CPU engine"
@@ -209,5 +210,15 @@ expect "--gpu 0 --gpu-mem-limit 1K: CPU engine and a notice" 0 "$line" - \
 if cmp -s gpu_out.fq cpu_out.fq; then ok "... with the same output"; else not_ok "... with the same output"; fi
 expect "--gpu 7: no such device" 0 "$line7" - \
   "$SBF" classify -x idx.sbf --gpu 7 -o gpu7.fq r1.fq
+expect "--gpu 1,1: a device listed twice" 1 "sbf classify: --gpu 1,1: device 1 is listed twice" twice.fq \
+  "$SBF" classify -x idx.sbf --gpu 1,1 -o twice.fq r1.fq
+expect "--gpu 0,: an empty list item" 1 \
+  "sbf classify: invalid value '0,' for --gpu: expected auto, none, all or device numbers (0,1)" comma.fq \
+  "$SBF" classify -x idx.sbf --gpu 0, -o comma.fq r1.fq
+# every device (or, without one, the CPU engine with a notice): the same output
+"$SBF" classify -x idx.sbf --gpu all -o all_out.fq r1.fq 2> all.err
+if cmp -s all_out.fq cpu_out.fq; then ok "--gpu all: the CPU engine's output"; else not_ok "--gpu all: the CPU engine's output"; fi
+if "$SBF" --version | grep -q '^GPU 0:' || grep -qx "sbf classify: notice: --gpu all but no CUDA device is usable: using the CPU engine" all.err; then
+  ok "--gpu all without a GPU: a notice"; else not_ok "--gpu all without a GPU: a notice" "$(head -n 1 all.err)"; fi
 
 tap_end
