@@ -1,4 +1,6 @@
 /* sbf_batch.c -- fragments (single reads and pairs) in batches; see sbf_batch.h. */
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +13,8 @@ struct sbf_input_s {
     sbf_read_t held;     /* one record read past the end of the previous batch */
     int has_held;
     long long pairs;     /* pairs completed, for error messages */
+    size_t pairs_per_batch;   /* two files: pairs of the first batch; later batches read both
+                               * files at once, this many pairs each */
 };
 
 void sbf_batch_free(sbf_batch_t *b)
@@ -201,8 +205,103 @@ static int fill_interleaved(sbf_input_t *in, sbf_batch_t *b, uint64_t max_bases)
     return 1;
 }
 
+static int reserve_pairs(sbf_batch_t *b, size_t pairs)
+{
+    if (b->cap_reads < 2 * pairs) {
+        sbf_read_t *r = realloc(b->reads, 2 * pairs * sizeof *r);
+        if (!r)
+            return -1;
+        memset(r + b->cap_reads, 0, (2 * pairs - b->cap_reads) * sizeof *r);
+        b->reads = r;
+        b->cap_reads = 2 * pairs;
+    }
+    if (b->cap_frags < pairs) {
+        sbf_frag_t *f = realloc(b->frags, pairs * sizeof *f);
+        if (!f)
+            return -1;
+        b->frags = f;
+        b->cap_frags = pairs;
+    }
+    return 0;
+}
+
+/* One mate file's share of a batch, read on its own thread: `want` records into the slots
+ * 2k + which (so the batch keeps mates side by side). */
+typedef struct {
+    sbf_reader_t *rd;
+    sbf_batch_t *b;
+    int which;
+    size_t want, got;
+    int rc;
+    char err[512];
+} mate_fill_t;
+
+static void *fill_mate(void *arg)
+{
+    mate_fill_t *m = arg;
+    m->rc = 1;
+    for (m->got = 0; m->got < m->want; ++m->got) {
+        sbf_read_t *slot = &m->b->reads[2 * m->got + (size_t)m->which];
+        if ((m->rc = sbf_reader_read(m->rd, slot)) <= 0)
+            break;
+        slot->mate = 0;
+        slot->frag = -1;
+    }
+    if (m->rc < 0)
+        snprintf(m->err, sizeof m->err, "%s", sbf_error_message());
+    return NULL;
+}
+
+/* Pair k is reads 2k and 2k+1: check the names, make the fragments. */
+static int pair_up(sbf_input_t *in, sbf_batch_t *b, size_t pairs)
+{
+    const char *p1 = sbf_reader_path(in->rd[0]), *p2 = sbf_reader_path(in->rd[1]);
+    for (size_t k = 0; k < pairs; ++k) {
+        const sbf_read_t *a = &b->reads[2 * k], *z = &b->reads[2 * k + 1];
+        if (!sbf_mate_names_match(a->name.s, a->name.l, z->name.s, z->name.l))
+            return sbf_error(SBFI_E_FORMAT, "mate names differ at pair %lld: '%s' in %s and '%s' in %s",
+                             in->pairs + 1, a->name.s, p1, z->name.s, p2);
+        add_frag(b, 2 * k, 2 * k + 1, 1);
+        ++in->pairs;
+    }
+    return SBFI_OK;
+}
+
+/* After the first batch: both files read at once, one thread each (parsing is the reader's
+ * cost; the mate files are independent streams). */
+static int fill_two_files_parallel(sbf_input_t *in, sbf_batch_t *b)
+{
+    const size_t want = in->pairs_per_batch;
+    if (reserve_pairs(b, want) < 0)
+        return sbf_error(SBFI_E_NOMEM, "out of memory for a batch of %zu pairs", want);
+    mate_fill_t m[2] = {{in->rd[0], b, 0, want, 0, 0, ""}, {in->rd[1], b, 1, want, 0, 0, ""}};
+    pthread_t helper;
+    int threaded = pthread_create(&helper, NULL, fill_mate, &m[1]) == 0;
+    fill_mate(&m[0]);
+    if (threaded)
+        pthread_join(helper, NULL);
+    else
+        fill_mate(&m[1]);   /* no thread: one after the other */
+    for (int i = 0; i < 2; ++i)
+        if (m[i].rc < 0)
+            return sbf_error(m[i].rc, "%s", m[i].err);
+    if (m[0].got != m[1].got) {
+        int longer = m[0].got > m[1].got ? 0 : 1;
+        return sbf_error(SBFI_E_FORMAT, "%s ends after %lld reads but %s goes on: the mate files hold different "
+                         "numbers of reads", sbf_reader_path(in->rd[!longer]), in->pairs + (long long)m[!longer].got,
+                         sbf_reader_path(in->rd[longer]));
+    }
+    b->n_reads = 2 * m[0].got;
+    int rc = pair_up(in, b, m[0].got);
+    if (rc < 0)
+        return rc;
+    return b->n_reads > 0;
+}
+
 static int fill_two_files(sbf_input_t *in, sbf_batch_t *b, uint64_t max_bases)
 {
+    if (in->pairs_per_batch)
+        return fill_two_files_parallel(in, b);
     const char *p1 = sbf_reader_path(in->rd[0]), *p2 = sbf_reader_path(in->rd[1]);
     while (b->bases < max_bases) {
         size_t i1 = 0, i2 = 0;
@@ -224,6 +323,7 @@ static int fill_two_files(sbf_input_t *in, sbf_batch_t *b, uint64_t max_bases)
         add_frag(b, i1, i2, 1);
         ++in->pairs;
     }
+    in->pairs_per_batch = b->n_frags;   /* a full batch: the size of the next ones */
     return 1;
 }
 

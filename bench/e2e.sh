@@ -5,6 +5,7 @@
 #
 # Usage (on the GPU machine, from the repository root, carrying .devrt .devdata sbf):
 #   bash bench/e2e.sh            env: PAIRS [10000000], THREADS [16], WORK [/tmp/sbf-e2e], RUNS [1]
+# (RUNS > 1: each row is the median of RUNS runs; every run's time goes to stderr)
 # Workload: PAIRS 2x150 pairs simulated by wgsim from human chr20 (THREADS wgsim processes with
 # their own seeds), as an unaligned BAM (samtools import) and as FASTQ (plain and BGZF). Index:
 # chr20 + E. coli + lambda (+ any other .devdata/*.fa.gz). Prints a table: seconds, reads/s,
@@ -19,13 +20,19 @@ mkdir -p "$work"
 cd "$work" || exit 1
 now() { date +%s.%N; }
 calc() { awk "BEGIN { printf \"%.4g\", $1 }"; }   # (no bc on the GPU machine)
-# timed LABEL CMD...: wall seconds of CMD into $secs (CMD's stderr in LABEL.err)
+# timed LABEL CMD...: the median wall seconds of RUNS runs of CMD into $secs (the last run's
+# stderr in LABEL.err; the page cache is warm for every run alike)
+runs=${RUNS:-1}
 timed() {
-    local label=$1 t0
+    local label=$1 t0 all=()
     shift
-    t0=$(now)
-    "$@" 2> "$label.err" || { echo "e2e: $label failed: $(tail -n 3 "$label.err")"; secs=NaN; return 1; }
-    secs=$(calc "$(now) - $t0")
+    for ((r = 0; r < runs; ++r)); do
+        t0=$(now)
+        "$@" 2> "$label.err" || { echo "e2e: $label failed: $(tail -n 3 "$label.err")"; secs=NaN; return 1; }
+        all+=("$(calc "$(now) - $t0")")
+    done
+    secs=$(printf '%s\n' "${all[@]}" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+    echo "# $label: ${all[*]} s" >&2
 }
 rows=()
 row() { rows+=("$(printf '| %-52s | %7.2f | %10.0f | %6.2f | %s |' "$1" "$2" "$(calc "2 * $P / $2")" \
@@ -63,6 +70,12 @@ timed count samtools view -@ "$T" -c reads.bam > /dev/null; row "samtools view -
 timed classify "$SBF" classify -@ "$T" --stats -x idx.sbf -o tagged.bam reads.bam
 row "sbf classify BAM -> tagged BAM (GPU)" "$secs" "$(calc "$base_bam / $secs")x"
 grep -h "stages" classify.err | sed 's/^/# /'
+gpus=$(nvidia-smi -L 2> /dev/null | grep -c '^GPU')
+if [ "$gpus" -ge 2 ]; then
+    timed classify2 "$SBF" classify -@ "$T" --stats --gpu all -x idx.sbf -o tagged2.bam reads.bam
+    row "sbf classify BAM -> tagged BAM ($gpus GPUs)" "$secs" "$(calc "$base_bam / $secs")x"
+    grep -h "stages" classify2.err | sed 's/^/# /'
+fi
 timed classify_cpu "$SBF" classify -@ "$T" --gpu none -x idx.sbf -o tagged_cpu.bam reads.bam
 row "sbf classify BAM -> tagged BAM (CPU engine)" "$secs" "$(calc "$base_bam / $secs")x"
 

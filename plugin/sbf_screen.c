@@ -160,6 +160,7 @@ typedef struct {
     uint32_t *kmers2, *hits2; /* FASTA/FASTQ results of a mixed batch */
     uint32_t *hits3;          /* one index's hits, with several index files */
     size_t n_text, n_sam;     /* reads queried as text and as 4-bit codes */
+    size_t *rlen;             /* per read: bases (so scoring need not touch the records again) */
     size_t cap_reads;
     int32_t *cat;             /* per fragment: target, SBF_CAT_MULTI or SBF_CAT_NONE/NO_KMER */
     float *score;
@@ -239,7 +240,7 @@ static int job_reserve(job_t *j, int R)
             grow((void **)&j->plens, cap * sizeof *j->plens) || grow((void **)&j->qsam, cap * sizeof *j->qsam) ||
             grow((void **)&j->kmers, cap * sizeof *j->kmers) || grow((void **)&j->hits, hits) ||
             grow((void **)&j->kmers2, cap * sizeof *j->kmers2) || grow((void **)&j->hits2, hits) ||
-            grow((void **)&j->hits3, hits))
+            grow((void **)&j->hits3, hits) || grow((void **)&j->rlen, cap * sizeof *j->rlen))
             return -1;
         j->cap_reads = cap;
     }
@@ -267,6 +268,7 @@ static void job_free(job_t *j)
     free(j->kmers2);
     free(j->hits2);
     free(j->hits3);
+    free(j->rlen);
     free(j->cat);
     free(j->score);
     free(j->keep);
@@ -354,6 +356,7 @@ static int prepare_job(screen_t *s, job_t *j)
     size_t n_text = 0, n_sam = 0;
     for (size_t i = 0; i < b->n_reads; ++i) {
         const sbf_read_t *r = &b->reads[i];
+        j->rlen[i] = sbf_read_len(r);
         if (r->frag < 0)
             ++s->sum.extras;
         if (r->sam) {
@@ -406,7 +409,7 @@ static int score_job(screen_t *s, job_t *j)
             kmers += j->kmers[i];
             for (int t = 0; t < R; ++t)
                 h[t] += j->hits[i * (size_t)R + (size_t)t];
-            sum->bases_in += sbf_read_len(&b->reads[i]);
+            sum->bases_in += j->rlen[i];
         }
         double score;
         int cat;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# examples.sh -- the API examples of doc/examples, built as a user would: with
+# examples.sh -- the API examples of doc/examples (buffers, the pipeline, dlopen), built as a user would: with
 # `pkg-config --cflags --libs sbf` (the build tree's sbf-uninstalled.pc) and with dlopen(),
 # then run on a small index; their answers must match `sbf classify`.
 # TAP-like output as tests/cli.sh; run by `make check` or by hand: tests/examples.sh
@@ -22,6 +22,13 @@ check "screen_buffers runs" test $? -eq 0
 "$SBF" classify -x idx.sbf "$data/reads.fq" 2> /dev/null | awk 'NR % 4 == 1 { for (i = 2; i <= NF; ++i) if ($i ~ /^sb:Z:/) c = substr($i, 6); print substr($1, 2) "\t" c }' > cli.tsv
 check "its categories equal sbf classify's" cmp -s <(grep -v '^#' buffers.tsv | cut -f1,2) cli.tsv
 check "it reports the library's version" grep -q "^# libsbf $("$SBF" --version | sed -n 's/^libsbf //p')" buffers.tsv
+$CC ${CFLAGS:-} -Wall -Wextra -Werror "$examples/pipeline_screen.c" $flags ${LDFLAGS:-} -o pipeline_screen 2> cc3.err
+check "pipeline_screen.c builds with pkg-config's flags, warning-free" test -x pipeline_screen
+for per in 7 1000; do   # several batches in flight, and one batch
+  LD_LIBRARY_PATH=$builddir/.libs ./pipeline_screen idx.sbf "$data/reads.fq" $per > pipe.tsv 2> pipe.err
+  check "pipeline_screen (batches of $per reads): the categories of sbf classify, in input order" cmp -s <(cut -f1,2 pipe.tsv) cli.tsv
+done
+check "... and it reports its batches" grep -q "^# 1 batches on" pipe.err
 $CC ${CFLAGS:-} -Wall -Wextra -Werror "$examples/dlopen_screen.c" ${LDFLAGS:-} -ldl -o dlopen_screen 2> cc2.err
 check "dlopen_screen.c builds without linking libsbf" test -x dlopen_screen
 seq_a=$(sed -n 2p "$data/reads.fq")

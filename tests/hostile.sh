@@ -108,6 +108,18 @@ expect "mate files of different lengths" 1 "sbf classify: r2_short.fq ends after
 sed '401s/.*/@other\/2/' r2.fq > r2_renamed.fq
 expect "mates with different names" 1 "sbf filter: mate names differ at pair 101: 'r100/1' in r1.fq and 'other/2' in r2_renamed.fq" out.fq \
   "$SBF" filter -x idx.sbf -1 out.fq -2 out2.fq r1.fq r2_renamed.fq
+# -K 2K: batches of 10 pairs, so after the first batch both mate files are read at once (one
+# thread each): the same errors, and the same output as one batch
+expect "mate files of different lengths, read at once (-K 2K)" 1 "sbf classify: r2_short.fq ends after 99 reads but r1.fq goes on: the mate files hold different numbers of reads" out.fq \
+  "$SBF" classify -x idx.sbf -K 2K -o out.fq r1.fq r2_short.fq
+head -n 396 r1.fq > r1_short.fq
+expect "the first mate file shorter, read at once (-K 2K)" 1 "sbf classify: r1_short.fq ends after 99 reads but r2.fq goes on: the mate files hold different numbers of reads" out.fq \
+  "$SBF" classify -x idx.sbf -K 2K -o out.fq r1_short.fq r2.fq
+expect "mates with different names, read at once (-K 2K)" 1 "sbf filter: mate names differ at pair 101: 'r100/1' in r1.fq and 'other/2' in r2_renamed.fq" out.fq \
+  "$SBF" filter -x idx.sbf -K 2K -1 out.fq -2 out2.fq r1.fq r2_renamed.fq
+"$SBF" classify -x idx.sbf -K 2K -o small_k.fq r1.fq r2.fq 2> /dev/null && "$SBF" classify -x idx.sbf -o one_k.fq r1.fq r2.fq 2> /dev/null
+if [ -s one_k.fq ] && cmp -s small_k.fq one_k.fq; then ok "pairs read at once: the output of one batch, mates side by side"
+else not_ok "pairs read at once: the output of one batch, mates side by side"; fi
 expect "two inputs from stdin" 1 "sbf classify: only one of the two inputs can be standard input" out.fq \
   "$SBF" classify -x idx.sbf -o out.fq - -
 expect "-1 without -2" 1 "sbf filter: -1 and -2 go together (one file per mate)" out.fq \

@@ -8,6 +8,7 @@
 #   mkdir -p .devdata && cp /usr/share/doc/{vt/examples/ref/20.fa.gz,ragout/examples/E.Coli/references/MG1655-K12.fasta.gz,bowtie2/examples/reference/lambda_virus.fa.gz} .devdata/
 # then device run: bash tests/gpu/run.sh, carrying .devrt .devdata sbf tests/test_gpu tests/index_version
 # bench/sbf-gpu-bench
+# env: SKIP_SANITIZER=1, SKIP_BENCH=1 leave those parts out; with two GPUs, --gpu 0,1 is checked too.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 export LD_LIBRARY_PATH=$PWD/.devrt/lib:${LD_LIBRARY_PATH:-} PATH=$PWD/.devrt/bin:$PATH
@@ -51,6 +52,24 @@ if [ "${SKIP_SANITIZER:-0}" != 1 ]; then
     [ "$rc" -eq 0 ] || status=1
   done
 fi
-echo "== benchmark (bench/gpu.sh)"
-bench/gpu.sh 2>&1 | tee "$out/bench.txt"
+if [ "$(nvidia-smi -L | grep -c '^GPU')" -ge 2 ]; then
+  echo "== two GPUs: sbf classify --gpu 0,1 against the CPU engine"
+  tmp=$(mktemp -d)
+  zcat .devdata/20.fa.gz > "$tmp/20.fa" && wgsim -N 300000 -1 150 -2 150 -e 0.002 -S 9 "$tmp/20.fa" "$tmp/r1.fq" "$tmp/r2.fq" > /dev/null 2>&1 &&
+    ./sbf build -o "$tmp/idx.sbf" human="$tmp/20.fa" ecoli=.devdata/MG1655-K12.fasta.gz 2> /dev/null &&
+    samtools import -@ 8 -1 "$tmp/r1.fq" -2 "$tmp/r2.fq" -o "$tmp/in.bam" 2> /dev/null &&
+    ./sbf classify --gpu none -@ 8 --hits -x "$tmp/idx.sbf" -K 2M -o "$tmp/cpu.bam" "$tmp/in.bam" 2> /dev/null &&
+    ./sbf classify --gpu 0,1 -@ 8 --hits -x "$tmp/idx.sbf" -K 2M --stats -o "$tmp/gpu2.bam" "$tmp/in.bam" 2> "$tmp/gpu2.err" &&
+    cmp <(samtools view "$tmp/cpu.bam") <(samtools view "$tmp/gpu2.bam") &&
+    ./sbf filter --gpu all -x "$tmp/idx.sbf" -K 1M --remove human -1 "$tmp/g1.fq" -2 "$tmp/g2.fq" "$tmp/r1.fq" "$tmp/r2.fq" 2> /dev/null &&
+    ./sbf filter --gpu none -@ 8 -x "$tmp/idx.sbf" -K 1M --remove human -1 "$tmp/c1.fq" -2 "$tmp/c2.fq" "$tmp/r1.fq" "$tmp/r2.fq" 2> /dev/null &&
+    cmp "$tmp/g1.fq" "$tmp/c1.fq" && cmp "$tmp/g2.fq" "$tmp/c2.fq" &&
+    echo "two GPUs: 300,000 pairs tagged (BAM) and filtered (FASTQ) identically to the CPU engine" || status=1
+  grep -h stages "$tmp/gpu2.err"
+  rm -rf "$tmp"
+fi
+if [ "${SKIP_BENCH:-0}" != 1 ]; then
+  echo "== benchmark (bench/gpu.sh)"
+  bench/gpu.sh 2>&1 | tee "$out/bench.txt"
+fi
 exit $status
