@@ -13,6 +13,7 @@
 set -uo pipefail
 export LD_LIBRARY_PATH=$PWD/.devrt/lib:${LD_LIBRARY_PATH:-} PATH=$PWD/.devrt/bin:$PATH
 SBF=${SBF:-$PWD/sbf}
+K=(${BATCH:+-K "$BATCH"})   # BATCH: -K of every sbf run (default: sbf's)
 P=${PAIRS:-10000000}
 T=${THREADS:-16}
 work=${WORK:-/tmp/sbf-e2e}
@@ -35,8 +36,9 @@ timed() {
     echo "# $label: ${all[*]} s" >&2
 }
 rows=()
-row() { rows+=("$(printf '| %-52s | %7.2f | %10.0f | %6.2f | %s |' "$1" "$2" "$(calc "2 * $P / $2")" \
-    "$(calc "2 * $P * 150 / $2 / 1e9")" "$3")"); }
+# row LABEL SECONDS VS [PAIRS]
+row() { local p=${4:-$P}; rows+=("$(printf '| %-52s | %7.2f | %10.0f | %6.2f | %s |' "$1" "$2" "$(calc "2 * $p / $2")" \
+    "$(calc "2 * $p * 150 / $2 / 1e9")" "$3")"); }
 
 # ---- data ----
 if [ ! -s r1.fq ]; then
@@ -67,30 +69,41 @@ nvidia-smi --query-gpu=name --format=csv,noheader
 timed copy samtools view -@ "$T" -b -o copy.bam reads.bam; base_bam=$secs
 row "samtools view -@$T -b (copy)" "$base_bam" "1.00"
 timed count samtools view -@ "$T" -c reads.bam > /dev/null; row "samtools view -@$T -c (decode only)" "$secs" "-"
-timed classify "$SBF" classify -@ "$T" --stats -x idx.sbf -o tagged.bam reads.bam
+timed classify "$SBF" classify "${K[@]}" -@ "$T" --stats -x idx.sbf -o tagged.bam reads.bam
 row "sbf classify BAM -> tagged BAM (GPU)" "$secs" "$(calc "$base_bam / $secs")x"
 grep -h "stages" classify.err | sed 's/^/# /'
 gpus=$(nvidia-smi -L 2> /dev/null | grep -c '^GPU')
 if [ "$gpus" -ge 2 ]; then
-    timed classify2 "$SBF" classify -@ "$T" --stats --gpu all -x idx.sbf -o tagged2.bam reads.bam
+    timed classify2 "$SBF" classify "${K[@]}" -@ "$T" --stats --gpu all -x idx.sbf -o tagged2.bam reads.bam
     row "sbf classify BAM -> tagged BAM ($gpus GPUs)" "$secs" "$(calc "$base_bam / $secs")x"
     grep -h "stages" classify2.err | sed 's/^/# /'
 fi
-timed classify_cpu "$SBF" classify -@ "$T" --gpu none -x idx.sbf -o tagged_cpu.bam reads.bam
+timed classify_cpu "$SBF" classify "${K[@]}" -@ "$T" --gpu none -x idx.sbf -o tagged_cpu.bam reads.bam
 row "sbf classify BAM -> tagged BAM (CPU engine)" "$secs" "$(calc "$base_bam / $secs")x"
 
 # ---- FASTQ -> FASTQ, uncompressed ----
 timed cat_fq sh -c 'cat r1.fq > c1.fq && cat r2.fq > c2.fq'; row "cat both mate files (copy)" "$secs" "-"
-timed filter_fq "$SBF" filter -@ "$T" --stats -x idx.sbf --remove human -1 f1.fq -2 f2.fq r1.fq r2.fq
+timed filter_fq "$SBF" filter "${K[@]}" -@ "$T" --stats -x idx.sbf --remove human -1 f1.fq -2 f2.fq r1.fq r2.fq
 row "sbf filter FASTQ -> FASTQ (host removed)" "$secs" "$(calc "2 * $P * 150 / $secs / 4e9") of 4 Gbp/s"
 grep -h "stages" filter_fq.err | sed 's/^/# /'
 
 # ---- BGZF FASTQ -> BGZF FASTQ ----
 timed roundtrip sh -c "samtools import -@ $T -1 r1.fq.gz -2 r2.fq.gz -O bam,level=1 -o rt.bam && samtools fastq -@ $T -c 1 -1 rt1.fq.gz -2 rt2.fq.gz rt.bam"
 base_gz=$secs; row "samtools import + fastq (BGZF round trip)" "$base_gz" "1.00"
-timed filter_gz "$SBF" filter -@ "$T" --stats -x idx.sbf --remove human -1 f1.fq.gz -2 f2.fq.gz r1.fq.gz r2.fq.gz
+timed filter_gz "$SBF" filter "${K[@]}" -@ "$T" --stats -x idx.sbf --remove human -1 f1.fq.gz -2 f2.fq.gz r1.fq.gz r2.fq.gz
 row "sbf filter BGZF FASTQ -> BGZF FASTQ" "$secs" "$(calc "$base_gz / $secs")x"
 grep -h "stages" filter_gz.err | sed 's/^/# /'
+
+# ---- plain gzip (one stream per file, which htslib decompresses on one thread) ----
+G=$((P < 1000000 ? P : 1000000))
+if [ ! -s g1.fq.gz ]; then
+    head -n $((4 * G)) r1.fq | gzip -1 > g1.fq.gz & head -n $((4 * G)) r2.fq | gzip -1 > g2.fq.gz & wait
+fi
+timed gunzip sh -c 'gzip -dc g1.fq.gz > /dev/null'; base_gunzip=$secs
+row "gzip -dc of one mate file ($G reads; one stream)" "$secs" "-" "$((G / 2))"
+timed filter_gzip "$SBF" filter "${K[@]}" -@ "$T" --stats -x idx.sbf --remove human -1 fz1.fq -2 fz2.fq g1.fq.gz g2.fq.gz
+row "sbf filter gzip FASTQ ($G pairs) -> FASTQ" "$secs" "$(calc "$base_gunzip / $secs")x of one gzip -dc" "$G"
+grep -h "stages" filter_gzip.err | sed 's/^/# /'
 
 echo
 echo "| run | seconds | reads/s | Gbp/s in | vs baseline |"

@@ -43,7 +43,9 @@ static void usage(FILE *fp)
     for (size_t i = 0; i < N_COMMANDS; ++i)
         fprintf(fp, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(fp, "  %-10s %s\n", "help CMD", "show the options of CMD");
-    fprintf(fp, "\nOptions: --version, --help.   Documentation: README.md, doc/.\n\n");
+    fprintf(fp, "\nOptions: --version, --help.   Documentation: README.md, doc/.\n"
+                "Speed: BAM, CRAM and BGZF (bgzip) files are decompressed on every -@ thread; plain gzip\n"
+                "is one stream that htslib decompresses on one thread, which limits a fast run.\n\n");
 }
 
 static void version(void)

@@ -104,6 +104,8 @@ void screen_usage_common(FILE *fp)
             "Input:\n"
             "  IN [IN2]             SAM, BAM, CRAM, FASTQ or FASTA (plain, gzip, BGZF); '-' is stdin.\n"
             "                       IN2: mates of IN (names must match, after /1 /2).\n"
+            "                       Plain gzip is decompressed on one thread (htslib reads it as one\n"
+            "                       stream): it limits a fast run; BGZF (bgzip) uses every -@ thread.\n"
             "      --interleaved    IN holds pairs as consecutive records. Without it, SAM/BAM/CRAM\n"
             "                       mates are paired by their flags when they are adjacent.\n"
             "  -T, --reference FA   reference of CRAM input and output\n"
@@ -850,16 +852,6 @@ int screen_run(const screen_opt_t *o)
                 cli_bytes(o->gpu_mem_limit, limit, sizeof limit));
         n_gpus = 0;
     }
-    for (int x = 0; n_gpus > 0 && x < s.n_idx; ++x)
-        if (sbf_index_use_gpus(s.idx[x], n_gpus, dev) != SBF_OK) {
-            fprintf(stderr, "sbf %s: notice: %s: using the CPU engine\n", o->cmd, sbf_last_error());
-            for (int y = 0; y < x; ++y) {   /* all on one engine; freeing a device copy cannot fail */
-                int freed = sbf_index_use_gpu(s.idx[y], SBF_GPU_NONE);
-                (void)freed;
-            }
-            break;
-        }
-    describe_engine(&s, engine, sizeof engine);
     if (o->threads > 1) {
         if (!(s.pool.pool = hts_tpool_init(o->threads))) {
             cli_error(o->cmd, "cannot start %d threads", o->threads);
@@ -876,10 +868,7 @@ int screen_run(const screen_opt_t *o)
     /* The engine: two workers per GPU copy (one batch is packed and copied while the other's
      * kernel runs), with one batch more in flight to hide the hand-over; or one worker on the CPU
      * threads. Jobs: those, plus one being read, one being written and one between. */
-    const int slots = sbf_engine_slots(s.idx[0]);
-    pipeline_opt_t po = {.gpu_copies = slots, .workers_per_copy = 2, .in_flight = slots > 0 ? 2 * slots + 1 : 1,
-                         .work = work_job, .deliver = deliver_job, .ctx = &s};
-    s.n_jobs = po.in_flight + 3;
+    s.n_jobs = (n_gpus > 0 ? 2 * n_gpus + 1 : 1) + 3;
     if (sbf_queue_init(&s.free_q, (size_t)s.n_jobs) < 0 || sbf_queue_init(&s.class_q, (size_t)s.n_jobs) < 0 ||
         sbf_queue_init(&s.write_q, (size_t)s.n_jobs) < 0) {
         cli_error(o->cmd, "out of memory");
@@ -888,17 +877,31 @@ int screen_run(const screen_opt_t *o)
     queues = 1;
     for (int i = 0; i < s.n_jobs; ++i)
         sbf_queue_push(&s.free_q, &s.jobs[i]);
-    if (pipeline_open(&po, &s.engine) != SBFI_OK) {
-        cli_error(o->cmd, "%s", sbf_error_message());
-        goto done;
-    }
     s.show_progress = o->progress > 0 || (o->progress < 0 && isatty(STDERR_FILENO));
+    /* the reader starts at once: the first batches are read while the GPUs start and receive
+     * the filters (a CUDA context and the copy cost tenths of a second per device) */
     if (pthread_create(&reader, NULL, reader_main, &s) != 0) {
         cli_error(o->cmd, "cannot start the reader thread");
-        pipeline_abort(s.engine);
         goto done;
     }
     started_reader = 1;
+    for (int x = 0; n_gpus > 0 && x < s.n_idx; ++x)
+        if (sbf_index_use_gpus(s.idx[x], n_gpus, dev) != SBF_OK) {
+            fprintf(stderr, "sbf %s: notice: %s: using the CPU engine\n", o->cmd, sbf_last_error());
+            for (int y = 0; y < x; ++y) {   /* all on one engine; freeing a device copy cannot fail */
+                int freed = sbf_index_use_gpu(s.idx[y], SBF_GPU_NONE);
+                (void)freed;
+            }
+            break;
+        }
+    describe_engine(&s, engine, sizeof engine);
+    const int slots = sbf_engine_slots(s.idx[0]);
+    pipeline_opt_t po = {.gpu_copies = slots, .workers_per_copy = 2, .in_flight = slots > 0 ? 2 * slots + 1 : 1,
+                         .work = work_job, .deliver = deliver_job, .ctx = &s};
+    if (pipeline_open(&po, &s.engine) != SBFI_OK) {
+        fail(&s, sbf_error_message());
+        goto join;
+    }
     if (pthread_create(&writer, NULL, writer_main, &s) != 0) {
         fail(&s, "cannot start the writer thread");
         pipeline_abort(s.engine);
