@@ -253,11 +253,10 @@ static int put_tags_text(kstring_t *s, const sbf_tagnames_t *tn, const sbf_tags_
     return rc ? -1 : 0;
 }
 
-static int format_fastx(sbf_writer_t *w, const sbf_read_t *r, const sbf_tags_t *tags)
+/* Append the FASTA/FASTQ text of r to s (w is only read: any thread may format for it). */
+static int format_fastx(const sbf_writer_t *w, const sbf_read_t *r, const sbf_tags_t *tags, kstring_t *s)
 {
-    kstring_t *s = &w->line;
     int fastq = w->opt.spec.fmt == SBF_OUT_FASTQ, rc = 0;
-    s->l = 0;
     rc |= kputc(fastq ? '@' : '>', s) < 0;
     rc |= kputsn(r->name.s, r->name.l, s) < 0;
     if (r->comment.l) {
@@ -317,9 +316,9 @@ static int add_tags_bam(bam1_t *b, const sbf_tagnames_t *tn, const sbf_tags_t *t
 }
 
 /* FASTA/FASTQ record as an unmapped SAM record, as samtools import makes it. */
-static int fastx_to_bam(sbf_writer_t *w, const sbf_read_t *r)
+static int fastx_to_bam(bam1_t **scratch, const sbf_read_t *r)
 {
-    if (!w->scratch && !(w->scratch = bam_init1()))
+    if (!*scratch && !(*scratch = bam_init1()))
         return -1;
     uint16_t flag = BAM_FUNMAP;
     if (r->mate)
@@ -335,7 +334,7 @@ static int fastx_to_bam(sbf_writer_t *w, const sbf_read_t *r)
         for (size_t i = 0; i < r->qual.l; ++i)
             qual[i] = (char)(r->qual.s[i] - 33);
     }
-    int rc = bam_set1(w->scratch, l_name, r->name.s, flag, -1, -1, 0, 0, NULL, -1, -1, 0, r->seq.l, r->seq.s, qual, 64);
+    int rc = bam_set1(*scratch, l_name, r->name.s, flag, -1, -1, 0, 0, NULL, -1, -1, 0, r->seq.l, r->seq.s, qual, 64);
     free(qual);
     return rc < 0 ? -1 : 0;
 }
@@ -344,13 +343,14 @@ int sbf_writer_write(sbf_writer_t *w, sbf_read_t *r, const sbf_tags_t *tags)
 {
     int rc;
     if (w->bgzf) {
-        if (format_fastx(w, r, tags) < 0)
+        w->line.l = 0;
+        if (format_fastx(w, r, tags, &w->line) < 0)
             return sbf_error(SBFI_E_NOMEM, "out of memory writing %s", sbf_writer_path(w));
         rc = bgzf_write(w->bgzf, w->line.s, w->line.l) == (ssize_t)w->line.l ? 0 : -1;
     } else {
         bam1_t *b = r->b;
         if (!r->sam) {
-            if (fastx_to_bam(w, r) < 0)
+            if (fastx_to_bam(&w->scratch, r) < 0)
                 return sbf_error(SBFI_E_NOMEM, "%s: cannot convert record '%s'", sbf_writer_path(w), r->name.s);
             b = w->scratch;
         }
@@ -365,6 +365,102 @@ int sbf_writer_write(sbf_writer_t *w, sbf_read_t *r, const sbf_tags_t *tags)
     if (rc < 0)
         return sbf_error_errno(SBFI_E_IO, errno, "%s: write failed", sbf_writer_path(w));
     ++w->records;
+    return SBFI_OK;
+}
+
+/* ---- records encoded by other threads ---- */
+
+int sbf_writer_can_encode(const sbf_writer_t *w)
+{
+    return w->bgzf != NULL || (w->opt.spec.fmt == SBF_OUT_BAM && !w->opt.write_index);
+}
+
+/* A BAM record as bam_write1() lays it out (little-endian hosts): block length, the 32-byte
+ * core, the name without its alignment padding, then CIGAR, bases, qualities and tags. 1 when
+ * the record needs htslib's own writer (a CIGAR of more than 65535 operations, positions out
+ * of BAM's range, a name too long). */
+static int encode_bam(const bam1_t *b, kstring_t *out)
+{
+    const bam1_core_t *c = &b->core;
+    if (c->n_cigar > 0xffff || c->l_qname - c->l_extranul > 255 || c->pos > INT32_MAX || c->mpos > INT32_MAX ||
+        c->isize < INT32_MIN || c->isize > INT32_MAX || b->l_data < c->l_qname)
+        return 1;
+    uint32_t name = (uint32_t)(c->l_qname - c->l_extranul), block_len = (uint32_t)(b->l_data - c->l_extranul) + 32;
+    uint32_t x[9] = {block_len,
+                     (uint32_t)c->tid,
+                     (uint32_t)c->pos,
+                     (uint32_t)c->bin << 16 | (uint32_t)c->qual << 8 | name,
+                     (uint32_t)c->flag << 16 | (c->n_cigar & 0xffff),
+                     (uint32_t)c->l_qseq,
+                     (uint32_t)c->mtid,
+                     (uint32_t)c->mpos,
+                     (uint32_t)c->isize};
+    if (ks_resize(out, out->l + 4 + block_len + 1) < 0)
+        return -1;
+    memcpy(out->s + out->l, x, sizeof x);
+    out->l += sizeof x;
+    memcpy(out->s + out->l, b->data, name);
+    out->l += name;
+    memcpy(out->s + out->l, b->data + c->l_qname, (size_t)(b->l_data - c->l_qname));
+    out->l += (size_t)(b->l_data - c->l_qname);
+    return 0;
+}
+
+int sbf_writer_encode(const sbf_writer_t *w, sbf_read_t *r, const sbf_tags_t *tags, bam1_t **scratch, kstring_t *out)
+{
+    if (w->bgzf)
+        return format_fastx(w, r, tags, out) < 0 ? sbf_error(SBFI_E_NOMEM, "out of memory writing %s",
+                                                             sbf_writer_path(w))
+                                                  : SBFI_OK;
+    bam1_t *b = r->b;
+    if (!r->sam) {
+        if (fastx_to_bam(scratch, r) < 0)
+            return sbf_error(SBFI_E_NOMEM, "%s: cannot convert record '%s'", sbf_writer_path(w), r->name.s);
+        b = *scratch;
+    }
+    if (add_tags_bam(b, &w->opt.tags, tags) < 0)
+        return sbf_error(SBFI_E_FORMAT, "record '%s': cannot add the tags (corrupt or conflicting aux data)", r->name.s);
+    int rc = encode_bam(b, out);
+    if (rc < 0)
+        return sbf_error(SBFI_E_NOMEM, "out of memory writing %s", sbf_writer_path(w));
+    if (rc > 0)
+        return sbf_error(SBFI_E_FORMAT, "%s: record '%s' cannot be written as BAM (a position out of range, a "
+                         "name over 254 characters, or a CIGAR over 65535 operations)", sbf_writer_path(w),
+                         bam_get_qname(b));
+    return SBFI_OK;
+}
+
+int sbf_writer_write_encoded(sbf_writer_t *w, const char *buf, size_t len, size_t n_records)
+{
+    if (w->bgzf) {
+        if (len && bgzf_write(w->bgzf, buf, len) != (ssize_t)len)
+            return sbf_error_errno(SBFI_E_IO, errno, "%s: write failed", sbf_writer_path(w));
+        w->records += (long long)n_records;
+        return SBFI_OK;
+    }
+    /* BAM: whole records per BGZF block, as bam_write1() cuts them (a record starts a new block
+     * when it does not fit in the current one), so the file is the same byte for byte. */
+    BGZF *fp = w->hts->fp.bgzf;
+    size_t at = 0;
+    while (at < len) {
+        size_t run = 0;
+        uint32_t rec;
+        memcpy(&rec, buf + at, 4);
+        if (bgzf_flush_try(fp, 4 + (ssize_t)rec) < 0)
+            return sbf_error_errno(SBFI_E_IO, errno, "%s: write failed", sbf_writer_path(w));
+        /* the records that fit in what is left of this block go in one bgzf_write */
+        size_t room = (size_t)(BGZF_BLOCK_SIZE - fp->block_offset);
+        while (at + run < len) {
+            memcpy(&rec, buf + at + run, 4);
+            if (run + 4 + rec > room && run > 0)
+                break;
+            run += 4 + (size_t)rec;
+        }
+        if (bgzf_write(fp, buf + at, run) != (ssize_t)run)
+            return sbf_error_errno(SBFI_E_IO, errno, "%s: write failed", sbf_writer_path(w));
+        at += run;
+    }
+    w->records += (long long)n_records;
     return SBFI_OK;
 }
 

@@ -67,6 +67,15 @@ typedef struct sbf_writer_s sbf_writer_t;
 int sbf_writer_open(const char *path, const sbf_writer_opt_t *opt, sbf_writer_t **out);
 /* Write r (SAM records get the tags in place). tags may be NULL. */
 int sbf_writer_write(sbf_writer_t *w, sbf_read_t *r, const sbf_tags_t *tags);
+/* Records formatted by other threads, then written in input order by the writer's thread:
+ * FASTA/FASTQ (plain or BGZF) and BAM without an index can be (sbf_writer_can_encode).
+ * sbf_writer_encode() appends r's bytes, tags added (SAM records get them in place), to out;
+ * it only reads w, so any thread may call it; *scratch (NULL at first, the caller frees it
+ * with bam_destroy1) converts FASTA/FASTQ records for BAM. sbf_writer_write_encoded() writes
+ * the bytes of n_records records: the file is byte for byte what sbf_writer_write() makes. */
+int sbf_writer_can_encode(const sbf_writer_t *w);
+int sbf_writer_encode(const sbf_writer_t *w, sbf_read_t *r, const sbf_tags_t *tags, bam1_t **scratch, kstring_t *out);
+int sbf_writer_write_encoded(sbf_writer_t *w, const char *buf, size_t len, size_t n_records);
 /* Close, then rename the output (and index) into place. Frees w whatever the outcome. */
 int sbf_writer_commit(sbf_writer_t *w);
 /* Close and remove the temporary output. Frees w. NULL is allowed. */

@@ -5,7 +5,8 @@
 #
 # Usage (on the GPU machine, from the repository root, carrying .devrt .devdata sbf):
 #   bash bench/e2e.sh            env: PAIRS [10000000], THREADS [16], WORK [/tmp/sbf-e2e], RUNS [1]
-# (RUNS > 1: each row is the median of RUNS runs; every run's time goes to stderr)
+# (RUNS > 1: each row is the median of RUNS runs; every run's time goes to stderr; ONLY_DATA=1:
+# build the workload and the index, run nothing)
 # Workload: PAIRS 2x150 pairs simulated by wgsim from human chr20 (THREADS wgsim processes with
 # their own seeds), as an unaligned BAM (samtools import) and as FASTQ (plain and BGZF). Index:
 # chr20 + E. coli + lambda (+ any other .devdata/*.fa.gz). Prints a table: seconds, reads/s,
@@ -62,6 +63,7 @@ for f in "$OLDPWD"/.devdata/*.fa*.gz; do
     [ "$b" = 20 ] || refs+=("$b=$f")
 done
 [ -s idx.sbf ] || "$SBF" build --gpu 0 -@ "$T" -o idx.sbf "${refs[@]}" 2> build.err
+[ "${ONLY_DATA:-0}" = 1 ] && { echo "e2e: workload ready in $work"; exit 0; }
 echo "# $P pairs 2x150; $(ls -l reads.bam | awk '{ printf "BAM %.2f GB", $5 / 1e9 }'); index: ${refs[*]%%=*}; $T threads"
 nvidia-smi --query-gpu=name --format=csv,noheader
 

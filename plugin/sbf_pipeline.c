@@ -95,15 +95,13 @@ static void *worker_main(void *arg)
         if (p->failed || p->started == p->submitted)
             break;   /* failed, or closing with nothing left to start */
         task_t *t = &p->ring[p->started++ % p->cap];
-        /* a slot is busy while any of its workers is in work(): the union of their calls */
-        const int s = w->slot < 0 ? 0 : w->slot;
-        if (p->active[s]++ == 0)
-            p->since[s] = now();
         pthread_mutex_unlock(&p->lock);
+        if (!p->o.marks_busy)
+            pipeline_busy(p, w->slot, 1);
         int rc = p->o.work(p->o.ctx, t->batch, w->slot);
+        if (!p->o.marks_busy)
+            pipeline_busy(p, w->slot, 0);
         pthread_mutex_lock(&p->lock);
-        if (--p->active[s] == 0)
-            p->busy[s] += now() - p->since[s];
         if (rc != SBFI_OK) {
             fail_locked(p, rc, sbf_error_message());
             break;
@@ -113,6 +111,18 @@ static void *worker_main(void *arg)
     }
     pthread_mutex_unlock(&p->lock);
     return NULL;
+}
+
+/* A slot is busy while any of its workers is in device work: the union of their intervals. */
+void pipeline_busy(pipeline_t *p, int slot, int on)
+{
+    const int s = slot < 0 ? 0 : slot;
+    pthread_mutex_lock(&p->lock);
+    if (on && p->active[s]++ == 0)
+        p->since[s] = now();
+    else if (!on && --p->active[s] == 0)
+        p->busy[s] += now() - p->since[s];
+    pthread_mutex_unlock(&p->lock);
 }
 
 int pipeline_open(const pipeline_opt_t *opt, pipeline_t **out)

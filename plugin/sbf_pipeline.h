@@ -27,6 +27,9 @@ typedef struct {
      * failure or an abort), so its owner can free it. */
     void (*drop)(void *ctx, void *batch);
     void *ctx;
+    /* 1: `work` marks its device time itself with pipeline_busy() (the rest of its work is
+     * host work that the busy share must not count); 0: the whole of `work` counts */
+    int marks_busy;
 } pipeline_opt_t;
 
 typedef struct {
@@ -46,6 +49,8 @@ int pipeline_finish(pipeline_t *p);
 /* Stop at once (after a failure elsewhere): undelivered batches are dropped. */
 void pipeline_abort(pipeline_t *p);
 void pipeline_stats(const pipeline_t *p, pipeline_stats_t *st);
+/* Inside `work`, with marks_busy: slot's device time begins (on = 1) or ends (on = 0). */
+void pipeline_busy(pipeline_t *p, int slot, int on);
 /* After finish or abort; NULL allowed. */
 void pipeline_free(pipeline_t *p);
 

@@ -30,7 +30,11 @@
 #include "sbf_summary.h"
 
 #define MAX_JOBS (4 + 2 * SBF_MAX_GPUS)   /* see screen_run() */
+/* -K: small batches on GPUs keep the records of the batches in flight in the CPU caches
+ * (bench/ksweep.sh on the H200 machine: BAM 2.8 s at 512K-1M against 4.1 s at 16M); the CPU
+ * engine starts its query threads per batch, so it keeps large ones. */
 #define DEFAULT_BATCH_BASES (16u << 20)
+#define DEFAULT_GPU_BATCH_BASES (1u << 20)
 
 /* ------------------------------------------------------------------ options */
 
@@ -46,7 +50,7 @@ void screen_opt_init(screen_opt_t *o, const char *cmd, screen_mode_t mode)
     memcpy(o->tags.hits, "sh", 2);
     sbf_score_opt_init(&o->score);
     o->threads = 1;
-    o->batch_bases = DEFAULT_BATCH_BASES;
+    o->batch_bases = 0;   /* the engine's default */
     o->gpus = CLI_GPUS_AUTO;
     o->progress = -1;
     o->multi_name = "multi";
@@ -124,8 +128,10 @@ void screen_usage_common(FILE *fp)
             "      --json FILE      JSON summary: reads and bases in and out, categories, speed, engine\n"
             "      --report FILE    an HTML page: reads per category, score distributions, parameters\n"
             "Running:\n"
-            "  -@, --threads N      threads for (de)compression and the CPU engine [1]\n"
-            "  -K, --batch SIZE     bases per batch; memory is about 4 batches, 2 more per GPU [%uM]\n"
+            "  -@, --threads N      threads for (de)compression (from 4 on, a quarter of them\n"
+            "                       decompress the inputs) and for the CPU engine [1]\n"
+            "  -K, --batch SIZE     bases per batch; memory is about 4 batches, 2 more per GPU\n"
+            "                       [%uM; %uM with a GPU]\n"
             "      --gpu auto|none|all|ID[,ID..]  CUDA devices: the first (auto), every one, or those\n"
             "                          listed; batches run on all of them; same results as the\n"
             "                          CPU engine [auto]\n"
@@ -134,7 +140,8 @@ void screen_usage_common(FILE *fp)
             "      --stats          where the time went (reading, GPU busy share, waiting for the\n"
             "                          engine, writing) and peak memory, on stderr\n"
             "  -h, --help           this help\n",
-            SBF_DEFAULT_MIN_SCORE, SBF_DEFAULT_MIN_HITS, SBF_DEFAULT_MARGIN, DEFAULT_BATCH_BASES >> 20);
+            SBF_DEFAULT_MIN_SCORE, SBF_DEFAULT_MIN_HITS, SBF_DEFAULT_MARGIN, DEFAULT_BATCH_BASES >> 20,
+            DEFAULT_GPU_BATCH_BASES >> 20);
 }
 
 char *screen_cmdline(int argc, char **argv)
@@ -163,12 +170,25 @@ typedef struct {
     uint32_t *hits3;          /* one index's hits, with several index files */
     size_t n_text, n_sam;     /* reads queried as text and as 4-bit codes */
     size_t *rlen;             /* per read: bases (so scoring need not touch the records again) */
+    /* filled by the engine worker that has the batch, merged in input order on delivery */
+    screen_summary_t part;    /* this batch's counts */
+    uint8_t *passing;         /* scoring scratch: the targets a fragment passes */
+    int pairs_seen;
+    /* records encoded by the worker for each output (when every output can take them), so the
+     * writer thread only copies bytes into the files */
+    int encoded;
+    kstring_t *enc;           /* per output */
+    size_t *enc_records;
+    bam1_t *scratch;          /* FASTA/FASTQ records converted for BAM output */
+    uint64_t frags_out, reads_out, bases_out;
+    double t_score, t_encode; /* worker seconds */
     size_t cap_reads;
     int32_t *cat;             /* per fragment: target, SBF_CAT_MULTI or SBF_CAT_NONE/NO_KMER */
     float *score;
     uint8_t *keep;            /* filter mode: written */
     uint32_t *fhits;          /* per fragment x target */
     size_t cap_frags;
+    int n_enc;
 } job_t;
 
 typedef struct {
@@ -181,12 +201,15 @@ typedef struct {
     uint8_t *selected;        /* filter: targets named by --remove/--keep */
     sbf_input_t *input;
     htsThreadPool pool;
+    htsThreadPool in_pool;    /* decompression of the inputs, apart from the outputs' pool */
     int n_slots, mate_files;  /* outputs: n_slots x (mate_files ? 2 : 1) */
     sbf_writer_t **outs;
     job_t jobs[MAX_JOBS];
     int n_jobs;
     sbf_queue_t free_q, class_q, write_q;
     pipeline_t *engine;
+    int encode;               /* every output takes encoded records (sbf_writer_can_encode) */
+    uint64_t batch_bases;     /* -K, or the engine's default */
     screen_summary_t sum;
     uint8_t *passing;
     /* the first failure of any stage */
@@ -194,7 +217,7 @@ typedef struct {
     char err[1024];
     int failed;
     /* stage timings (--stats) */
-    double t_read, t_score, t_write, t_wait_write;
+    double t_read, t_score, t_encode, t_write, t_wait_write;
     pipeline_stats_t engine_stats;
     int show_progress;
     int pairs_seen;           /* a SAM pair was recognised by its flags: the unit is "fragments" */
@@ -271,6 +294,14 @@ static void job_free(job_t *j)
     free(j->hits2);
     free(j->hits3);
     free(j->rlen);
+    summary_free(&j->part);
+    free(j->passing);
+    for (int o = 0; j->enc && o < j->n_enc; ++o)
+        free(j->enc[o].s);
+    free(j->enc);
+    free(j->enc_records);
+    if (j->scratch)
+        bam_destroy1(j->scratch);
     free(j->cat);
     free(j->score);
     free(j->keep);
@@ -286,7 +317,7 @@ static void *reader_main(void *arg)
     while (sbf_queue_pop(&s->free_q, &item)) {
         job_t *j = item;
         double t = now();
-        int rc = sbf_input_next(s->input, &j->batch, s->o->batch_bases);
+        int rc = sbf_input_next(s->input, &j->batch, s->batch_bases);
         s->t_read += now() - t;
         if (rc < 0) {
             fail(s, sbf_error_message());
@@ -346,6 +377,46 @@ static int query_index(const screen_t *s, const sbf_index_t *idx, int slot, job_
     return SBFI_OK;
 }
 
+/* The batch's own counts, zeroed (allocated on first use). */
+static int job_counts_reset(const screen_t *s, job_t *j)
+{
+    const size_t R = (size_t)s->R;
+    if (!j->part.cat && summary_alloc(&j->part, s->R) < 0)
+        return -1;
+    if (!j->passing && !(j->passing = calloc(R + 1, 1)))
+        return -1;
+    j->part.frags = j->part.reads_in = j->part.bases_in = j->part.extras = j->part.no_kmer = 0;
+    memset(j->part.cat, 0, (R + 2) * sizeof *j->part.cat);
+    memset(j->part.hits, 0, (R + 1) * sizeof *j->part.hits);
+    memset(j->part.shared, 0, (R + 1) * sizeof *j->part.shared);
+    memset(j->part.score_hist, 0, (R + 1) * SUMMARY_BINS * sizeof *j->part.score_hist);
+    j->pairs_seen = 0;
+    j->frags_out = j->reads_out = j->bases_out = 0;
+    return 0;
+}
+
+/* On delivery, in input order: the batch's counts into the run's. */
+static void merge_counts(screen_t *s, const job_t *j)
+{
+    screen_summary_t *sum = &s->sum;
+    const screen_summary_t *p = &j->part;
+    const size_t R = (size_t)s->R;
+    sum->frags += p->frags;
+    sum->reads_in += p->reads_in;
+    sum->bases_in += p->bases_in;
+    sum->extras += p->extras;
+    sum->no_kmer += p->no_kmer;
+    for (size_t c = 0; c < R + 2; ++c)
+        sum->cat[c] += p->cat[c];
+    for (size_t t = 0; t < R; ++t) {
+        sum->hits[t] += p->hits[t];
+        sum->shared[t] += p->shared[t];
+    }
+    for (size_t i = 0; i < R * SUMMARY_BINS; ++i)
+        sum->score_hist[i] += p->score_hist[i];
+    s->pairs_seen |= j->pairs_seen;
+}
+
 /* This thread, before the engine: point the engine at the batch's reads. SAM/BAM/CRAM records
  * go to the engine as their 4-bit codes (half a byte per base, as bam1_t holds them),
  * FASTA/FASTQ as text: two queries when a batch holds both (mate files of different formats),
@@ -353,14 +424,14 @@ static int query_index(const screen_t *s, const sbf_index_t *idx, int slot, job_
 static int prepare_job(screen_t *s, job_t *j)
 {
     sbf_batch_t *b = &j->batch;
-    if (job_reserve(j, s->R) < 0)
+    if (job_reserve(j, s->R) < 0 || job_counts_reset(s, j) < 0)
         return sbf_error(SBFI_E_NOMEM, "out of memory for a batch of %zu reads", b->n_reads);
     size_t n_text = 0, n_sam = 0;
     for (size_t i = 0; i < b->n_reads; ++i) {
         const sbf_read_t *r = &b->reads[i];
         j->rlen[i] = sbf_read_len(r);
         if (r->frag < 0)
-            ++s->sum.extras;
+            ++j->part.extras;
         if (r->sam) {
             j->qsam[n_sam] = i;
             j->packed[n_sam] = bam_get_seq(r->b);
@@ -376,11 +447,33 @@ static int prepare_job(screen_t *s, job_t *j)
     return SBFI_OK;
 }
 
-/* An engine worker: query every index for the batch on the worker's slot (GPU copy). */
+static int query_job(screen_t *s, job_t *j, int slot);
+static int score_job(screen_t *s, job_t *j);
+static int encode_job(screen_t *s, job_t *j);
+
+/* An engine worker: the queries, then the scoring rule and the batch's counts, then (when the
+ * outputs take them) the records encoded for the writer: all of it in parallel over batches. */
 static int work_job(void *ctx, void *item, int slot)
 {
     screen_t *s = ctx;
     job_t *j = item;
+    pipeline_busy(s->engine, slot, 1);
+    int rc = query_job(s, j, slot);
+    pipeline_busy(s->engine, slot, 0);
+    double t0 = now();
+    if (rc == SBFI_OK)
+        rc = score_job(s, j);
+    double t1 = now();
+    if (rc == SBFI_OK && s->encode)
+        rc = encode_job(s, j);
+    j->t_score = t1 - t0;
+    j->t_encode = now() - t1;
+    return rc;
+}
+
+/* Query every index for the batch on the worker's slot (GPU copy). */
+static int query_job(screen_t *s, job_t *j, int slot)
+{
     const int R = s->R;
     if (s->n_idx == 1)
         return query_index(s, s->idx[0], slot, j, j->hits, R);
@@ -396,12 +489,13 @@ static int work_job(void *ctx, void *item, int slot)
     return SBFI_OK;
 }
 
-/* Batches in input order, from the engine: the scoring rule, the summary, then the writer. */
+/* The scoring rule for every fragment of the batch, and its counts (in j->part). */
 static int score_job(screen_t *s, job_t *j)
 {
     sbf_batch_t *b = &j->batch;
     const int R = s->R;
-    screen_summary_t *sum = &s->sum;
+    screen_summary_t *sum = &j->part;
+    uint8_t *passing = j->passing;
     for (size_t f = 0; f < b->n_frags; ++f) {
         const sbf_frag_t *fr = &b->frags[f];
         uint32_t *h = j->fhits + f * (size_t)R, kmers = 0;
@@ -418,9 +512,9 @@ static int score_job(screen_t *s, job_t *j)
         if (fr->n == 2 && s->o->pair_rule) {
             size_t i1 = fr->read[0], i2 = fr->read[1];
             cat = sbf_classify_mates(&s->o->score, R, s->o->pair_rule, j->kmers[i1], j->hits + i1 * (size_t)R,
-                                     j->kmers[i2], j->hits + i2 * (size_t)R, &score, s->passing);
+                                     j->kmers[i2], j->hits + i2 * (size_t)R, &score, passing);
         } else {
-            cat = sbf_classify_fragment(&s->o->score, R, kmers, h, &score, s->passing);
+            cat = sbf_classify_fragment(&s->o->score, R, kmers, h, &score, passing);
         }
         j->cat[f] = cat;
         j->score[f] = (float)score;
@@ -431,18 +525,18 @@ static int score_job(screen_t *s, job_t *j)
             }
         ++sum->frags;
         sum->reads_in += fr->n;
-        s->pairs_seen |= fr->n == 2;
+        j->pairs_seen |= fr->n == 2;
         ++sum->cat[category_slot(s, cat)];
         if (cat == SBF_CAT_NO_KMER)
             ++sum->no_kmer;
         if (cat >= 0 || cat == SBF_CAT_MULTI)
             for (int t = 0; t < R; ++t)
-                if (s->passing[t]) {
+                if (passing[t]) {
                     ++sum->hits[t];
                     sum->shared[t] += cat == SBF_CAT_MULTI;
                 }
         if (s->o->mode == SCREEN_FILTER)
-            j->keep[f] = (uint8_t)((matches_selection(s, cat, s->passing) == s->o->keep) != s->o->invert);
+            j->keep[f] = (uint8_t)((matches_selection(s, cat, passing) == s->o->keep) != s->o->invert);
     }
     return SBFI_OK;
 }
@@ -450,11 +544,10 @@ static int score_job(screen_t *s, job_t *j)
 static int deliver_job(void *ctx, void *item)
 {
     screen_t *s = ctx;
-    double t = now();
-    int rc = score_job(s, item);
-    s->t_score += now() - t;
-    if (rc != SBFI_OK)
-        return rc;
+    job_t *j = item;
+    merge_counts(s, j);
+    s->t_score += j->t_score;
+    s->t_encode += j->t_encode;
     if (sbf_queue_push(&s->write_q, item) < 0)
         return sbf_error(SBFI_E_IO, "stopped");   /* another stage failed: its message is kept */
     return SBFI_OK;
@@ -467,41 +560,95 @@ static void progress(screen_t *s, int final)
             t > 0 ? (double)s->sum.reads_out / t : 0.0, final ? "\n" : "   ");
 }
 
+/* Where record i of the batch goes: an output number, or -1 (not written). *tp is its tags, or
+ * NULL; *first is 1 for the first record of a written fragment (counted once). */
+static int record_output(const screen_t *s, const job_t *j, size_t i, sbf_tags_t *tags, sbf_tags_t **tp, int *first)
+{
+    const sbf_read_t *r = &j->batch.reads[i];
+    const screen_opt_t *o = s->o;
+    int slot = 0;
+    *tp = NULL;
+    *first = 0;
+    if (r->frag < 0) {
+        if (o->mode != SCREEN_TAG)   /* split/filter: secondary and supplementary are dropped */
+            return -1;
+    } else {
+        int32_t f = r->frag, cat = j->cat[f];
+        if (o->mode == SCREEN_FILTER && !j->keep[f])
+            return -1;
+        if (o->mode == SCREEN_SPLIT)
+            slot = category_slot(s, cat);
+        if (o->mode == SCREEN_TAG || (o->mode == SCREEN_SPLIT && !o->no_tags)) {
+            *tags = (sbf_tags_t){s->names[category_slot(s, cat)], j->score[f], s->R, j->fhits + (size_t)f * (size_t)s->R};
+            *tp = tags;
+        }
+        *first = j->batch.frags[f].read[0] == i;
+    }
+    return slot * (s->mate_files ? 2 : 1) + (s->mate_files && r->mate == 2 ? 1 : 0);
+}
+
+/* A worker: the batch's records as bytes for their outputs (sbf_writer_encode). */
+static int encode_job(screen_t *s, job_t *j)
+{
+    sbf_batch_t *b = &j->batch;
+    const int n_outs = s->n_slots * (s->mate_files ? 2 : 1);
+    if (j->n_enc < n_outs) {
+        kstring_t *e = realloc(j->enc, (size_t)n_outs * sizeof *e);
+        size_t *c = e ? realloc(j->enc_records, (size_t)n_outs * sizeof *c) : NULL;
+        if (e)
+            j->enc = e;
+        if (!e || !c)
+            return sbf_error(SBFI_E_NOMEM, "out of memory for a batch of %zu reads", b->n_reads);
+        j->enc_records = c;
+        memset(j->enc + j->n_enc, 0, (size_t)(n_outs - j->n_enc) * sizeof *e);
+        j->n_enc = n_outs;
+    }
+    for (int o = 0; o < n_outs; ++o) {
+        j->enc[o].l = 0;
+        j->enc_records[o] = 0;
+    }
+    for (size_t i = 0; i < b->n_reads; ++i) {
+        sbf_tags_t tags, *tp;
+        int first, out = record_output(s, j, i, &tags, &tp, &first);
+        if (out < 0)
+            continue;
+        sbf_read_t *r = &b->reads[i];
+        if (sbf_writer_encode(s->outs[out], r, tp, &j->scratch, &j->enc[out]) != SBFI_OK)
+            return SBFI_E_IO;
+        ++j->enc_records[out];
+        j->frags_out += (uint64_t)first;
+        ++j->reads_out;
+        j->bases_out += j->rlen[i];
+    }
+    j->encoded = 1;
+    return SBFI_OK;
+}
+
 static int write_job(screen_t *s, job_t *j)
 {
     sbf_batch_t *b = &j->batch;
-    const screen_opt_t *o = s->o;
-    const int n_mates = s->mate_files ? 2 : 1;
-    if (o->mode == SCREEN_COUNT)
+    if (s->o->mode == SCREEN_COUNT)
         return SBFI_OK;
+    if (j->encoded) {   /* bytes the worker made: copied into each output */
+        for (int o = 0; o < j->n_enc; ++o)
+            if (j->enc_records[o] &&
+                sbf_writer_write_encoded(s->outs[o], j->enc[o].s, j->enc[o].l, j->enc_records[o]) != SBFI_OK)
+                return SBFI_E_IO;
+        j->encoded = 0;
+        s->sum.frags_out += j->frags_out;
+        s->sum.reads_out += j->reads_out;
+        s->sum.bases_out += j->bases_out;
+        return SBFI_OK;
+    }
     for (size_t i = 0; i < b->n_reads; ++i) {
+        sbf_tags_t tags, *tp;
+        int first, out = record_output(s, j, i, &tags, &tp, &first);
+        if (out < 0)
+            continue;
         sbf_read_t *r = &b->reads[i];
-        int slot = 0;
-        sbf_tags_t tags = {0}, *tp = NULL;
-        if (r->frag < 0) {
-            if (o->mode != SCREEN_TAG)   /* split/filter: secondary and supplementary are dropped */
-                continue;
-        } else {
-            int32_t f = r->frag, cat = j->cat[f];
-            if (o->mode == SCREEN_FILTER && !j->keep[f])
-                continue;
-            if (o->mode == SCREEN_SPLIT)
-                slot = category_slot(s, cat);
-            if (o->mode == SCREEN_TAG || (o->mode == SCREEN_SPLIT && !o->no_tags)) {
-                tags.category = s->names[category_slot(s, cat)];
-                tags.score = j->score[f];
-                tags.n_hits = s->R;
-                tags.hits = j->fhits + (size_t)f * (size_t)s->R;
-                tp = &tags;
-            }
-            const sbf_frag_t *fr = &b->frags[f];
-            if (fr->read[0] == i) {   /* count each written fragment once */
-                ++s->sum.frags_out;
-            }
-        }
-        int mate = s->mate_files && r->mate == 2 ? 1 : 0;
-        if (sbf_writer_write(s->outs[slot * n_mates + mate], r, tp) != SBFI_OK)
+        if (sbf_writer_write(s->outs[out], r, tp) != SBFI_OK)
             return SBFI_E_IO;
+        s->sum.frags_out += (uint64_t)first;
         ++s->sum.reads_out;
         s->sum.bases_out += sbf_read_len(r);
     }
@@ -752,7 +899,7 @@ static int open_inputs(screen_t *s, sbf_reader_t **first)
 {
     const screen_opt_t *o = s->o;
     sbf_reader_t *rd[2] = {NULL, NULL};
-    sbf_reader_opt_t ro = {.pool = &s->pool, .reference = o->reference, .sam_no_ascii = 1};
+    sbf_reader_opt_t ro = {.pool = s->in_pool.pool ? &s->in_pool : &s->pool, .reference = o->reference, .sam_no_ascii = 1};
     for (int i = 0; i < 2 && o->in[i]; ++i)
         if (sbf_reader_open(o->in[i], &ro, &rd[i]) != SBFI_OK) {
             cli_error(o->cmd, "%s", sbf_error_message());
@@ -778,7 +925,7 @@ static uint64_t gpu_bytes_needed(const screen_t *s)
         if (target_info(s, t, &ti) == SBF_OK)
             bytes += ti.bytes;
     }
-    return bytes + 2 * 2 * s->o->batch_bases * 2;   /* two workers, each two batches */
+    return bytes + 2 * 2 * s->batch_bases * 2;   /* two workers, each two batches */
 }
 
 static void describe_engine(screen_t *s, char *buf, size_t size)
@@ -811,9 +958,9 @@ static void print_stats(const screen_t *s, FILE *fp)
         fprintf(fp, "CPU engine %.2f (busy %.0f%%)", e->busy[0], 100 * e->busy[0] / wall);
     for (int i = 0; i < n; ++i)
         fprintf(fp, "%sGPU %d %.2f (busy %.0f%%)", i ? ", " : "", dev[i], e->busy[i], 100 * e->busy[i] / wall);
-    fprintf(fp, ", waiting for the engine %.2f, scoring %.2f, writing %.2f (writer idle %.2f); wall %.2f; "
-            "peak RSS %.1f MiB\n", e->wait_submit, s->t_score, s->t_write, s->t_wait_write, s->sum.seconds,
-            peak_kib / 1024.0);
+    fprintf(fp, ", waiting for the engine %.2f, scoring %.2f and encoding %.2f (worker seconds), writing %.2f "
+            "(writer idle %.2f); wall %.2f; peak RSS %.1f MiB\n", e->wait_submit, s->t_score, s->t_encode, s->t_write,
+            s->t_wait_write, s->sum.seconds, peak_kib / 1024.0);
 }
 
 /* ------------------------------------------------------------------ the run */
@@ -845,6 +992,7 @@ int screen_run(const screen_opt_t *o)
     if (setup_categories(&s) < 0 || setup_selection(&s) < 0 || summary_alloc(&s.sum, s.R) < 0)
         goto done;
     int dev[SBF_MAX_GPUS], n_gpus = cli_gpu_resolve(o->cmd, &o->gpus, dev);
+    s.batch_bases = o->batch_bases ? o->batch_bases : n_gpus > 0 ? DEFAULT_GPU_BATCH_BASES : DEFAULT_BATCH_BASES;
     if (n_gpus > 0 && o->gpu_mem_limit && gpu_bytes_needed(&s) > o->gpu_mem_limit) {
         char need[32], limit[32];
         fprintf(stderr, "sbf %s: notice: the index and batches need %s on the GPU, more than --gpu-mem-limit %s: "
@@ -852,18 +1000,28 @@ int screen_run(const screen_opt_t *o)
                 cli_bytes(o->gpu_mem_limit, limit, sizeof limit));
         n_gpus = 0;
     }
-    if (o->threads > 1) {
-        if (!(s.pool.pool = hts_tpool_init(o->threads))) {
+    /* -@ N: with N >= 4, a quarter of the threads decompress the inputs and the rest compress
+     * the outputs, each in its own pool: in one shared pool the reader's blocks wait behind the
+     * writer's (compression is the larger job), and the reader limits BAM runs (bench/e2e.sh:
+     * reading 1.8 -> 1.45 s for 8 M records on the H200 machine). */
+    int in_threads = o->threads >= 4 ? o->threads / 4 : 0, out_threads = o->threads - in_threads;
+    if (out_threads > 1 || in_threads > 0) {
+        if ((out_threads > 1 && !(s.pool.pool = hts_tpool_init(out_threads))) ||
+            (in_threads > 0 && !(s.in_pool.pool = hts_tpool_init(in_threads)))) {
             cli_error(o->cmd, "cannot start %d threads", o->threads);
             goto done;
         }
-        s.pool.qsize = 2 * o->threads;
+        s.pool.qsize = 2 * out_threads;
+        s.in_pool.qsize = 2 * in_threads;
     }
     if (open_inputs(&s, &first) < 0 || setup_outputs(&s, first) < 0 ||
         (o->summary_tsv && cli_output_open(o->cmd, o->summary_tsv, &tsv) < 0) ||
         (o->json && cli_output_open(o->cmd, o->json, &json) < 0) ||
         (o->report && cli_output_open(o->cmd, o->report, &html) < 0))
         goto done;
+    s.encode = o->mode != SCREEN_COUNT && !getenv("SBF_NO_ENCODE");
+    for (int i = 0; i < s.n_slots * (s.mate_files ? 2 : 1); ++i)
+        s.encode &= sbf_writer_can_encode(s.outs[i]);
 
     /* The engine: two workers per GPU copy (one batch is packed and copied while the other's
      * kernel runs), with one batch more in flight to hide the hand-over; or one worker on the CPU
@@ -896,8 +1054,11 @@ int screen_run(const screen_opt_t *o)
         }
     describe_engine(&s, engine, sizeof engine);
     const int slots = sbf_engine_slots(s.idx[0]);
+    /* Encoding in the workers pays on GPUs (the writer thread is then the limit); the CPU
+     * engine's one worker is already the limit, and the writer thread formats beside it. */
+    s.encode &= slots > 0;
     pipeline_opt_t po = {.gpu_copies = slots, .workers_per_copy = 2, .in_flight = slots > 0 ? 2 * slots + 1 : 1,
-                         .work = work_job, .deliver = deliver_job, .ctx = &s};
+                         .work = work_job, .deliver = deliver_job, .ctx = &s, .marks_busy = 1};
     if (pipeline_open(&po, &s.engine) != SBFI_OK) {
         fail(&s, sbf_error_message());
         goto join;
@@ -1009,6 +1170,8 @@ done:
         job_free(&s.jobs[i]);
     if (s.pool.pool)
         hts_tpool_destroy(s.pool.pool);
+    if (s.in_pool.pool)
+        hts_tpool_destroy(s.in_pool.pool);
     for (int c = 0; s.names && c < s.R + 2; ++c) {
         free(s.names[c]);
         free(s.file_names[c]);

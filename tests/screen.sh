@@ -188,6 +188,17 @@ if "$SBF" --version | grep -q '^GPU 0:'; then
   "$SBF" filter -x idx.sbf --gpu 0 --remove human -1 g_1.fq -2 g_2.fq r1.fq r2.fq 2> /dev/null
   "$SBF" filter -x idx.sbf --gpu none --remove human -1 c_1.fq -2 c_2.fq r1.fq r2.fq 2> /dev/null
   check "filter on the GPU equals the CPU's" cmp -s g_1.fq c_1.fq
+  # on a GPU the workers encode the records for the writer: the files are byte for byte those
+  # of the writer's own formatting (SBF_NO_ENCODE=1), small batches so there are many
+  "$SBF" classify -x idx.sbf --gpu 0 -K 20K --hits --no-PG -o enc.bam in2.bam 2> /dev/null &&
+    SBF_NO_ENCODE=1 "$SBF" classify -x idx.sbf --gpu 0 -K 20K --hits --no-PG -o old.bam in2.bam 2> /dev/null
+  check "GPU: BAM records encoded by the workers, the same bytes" cmp -s enc.bam old.bam
+  "$SBF" classify -x idx.sbf --gpu 0 -K 20K -o enc.fq.gz r1.fq r2.fq 2> /dev/null &&
+    SBF_NO_ENCODE=1 "$SBF" classify -x idx.sbf --gpu 0 -K 20K -o old.fq.gz r1.fq r2.fq 2> /dev/null
+  check "GPU: FASTQ (BGZF) encoded by the workers, the same bytes" cmp -s enc.fq.gz old.fq.gz
+  "$SBF" classify -x idx.sbf --gpu 0 -K 20K --no-PG --split 'enc_%.bam' r1.fq r2.fq 2> /dev/null &&
+    SBF_NO_ENCODE=1 "$SBF" classify -x idx.sbf --gpu 0 -K 20K --no-PG --split 'old_%.bam' r1.fq r2.fq 2> /dev/null
+  check "GPU: split outputs encoded by the workers, the same bytes" cmp -s enc_human.bam old_human.bam
 else
   n=$((n + 1)); echo "ok $n - GPU and CPU outputs identical # SKIP no GPU"
 fi

@@ -129,8 +129,12 @@ static void test_failure_stops_and_drops(void **state)
         assert_int_not_equal(pipeline_finish(p), 0);
         assert_non_null(strstr(sbf_last_error(), "batch 20"));
         pipeline_free(p);
-        assert_int_equal(c.n_delivered, 20);
-        for (int i = 0; i < 20; ++i)
+        /* deliveries are in order and stop at the failure: a failed delivery of batch 20 comes
+         * after 0-19; a failed work may stop delivery before batches still in other workers */
+        if (which == 1)
+            assert_int_equal(c.n_delivered, 20);
+        assert_true(c.n_delivered <= 20);
+        for (int i = 0; i < c.n_delivered; ++i)
             assert_int_equal(c.delivered[i], i);
         /* every batch submitted is either delivered or dropped, exactly once */
         assert_int_equal(c.n_delivered + c.dropped, submitted);
