@@ -7,9 +7,9 @@
 #include <htslib/bgzf.h>
 #include <htslib/hfile.h>
 #include <htslib/hts.h>
-#include <htslib/kseq.h>
 
 #include "../filters/sbf_error.h"
+#include "sbf_fastx.h"
 #include "sbf_reads.h"
 
 /* kseq treats a failed read as end of data: remember the failure so it is not mistaken for
@@ -19,8 +19,9 @@ typedef struct {
     int failed;
 } guarded_bgzf_t;
 
-static int guarded_read(guarded_bgzf_t *g, void *buf, int len)
+static int guarded_read(void *f, void *buf, int len)
 {
+    guarded_bgzf_t *g = f;
     ssize_t n = bgzf_read(g->bgzf, buf, (size_t)len);
     if (n < 0) {
         g->failed = 1;
@@ -29,14 +30,12 @@ static int guarded_read(guarded_bgzf_t *g, void *buf, int len)
     return (int)n;
 }
 
-KSEQ_INIT(guarded_bgzf_t *, guarded_read)
-
 struct sbf_reader_s {
     char *path;
     int sam;
     const char *format;
     guarded_bgzf_t in;
-    kseq_t *kseq;
+    sbf_fastx_t *kseq;   /* FASTA/FASTQ: kseq's parser (sbf_fastx.c) */
     htsFile *hts;
     sam_hdr_t *hdr;
     long long n_records;
@@ -91,7 +90,7 @@ int sbf_reader_open(const char *path, const sbf_reader_opt_t *opt, sbf_reader_t 
             rc = sbf_error(SBFI_E_THREAD, "%s: cannot start decompression threads", path);
             goto fail;
         }
-        if (!(rd->kseq = kseq_init(&rd->in))) {
+        if (!(rd->kseq = sbf_fastx_init(guarded_read, &rd->in))) {
             rc = sbf_error(SBFI_E_NOMEM, "out of memory opening %s", path);
             goto fail;
         }
@@ -152,8 +151,8 @@ static void swap_kstring(kstring_t *a, kstring_t *b)
 
 static int read_fastx(sbf_reader_t *rd, sbf_read_t *r)
 {
-    kseq_t *ks = rd->kseq;
-    int n = kseq_read(ks);
+    sbf_fastx_t *ks = rd->kseq;
+    int n = sbf_fastx_read(ks);
     if (rd->in.failed)
         return sbf_error(SBFI_E_FORMAT, "%s: read error or truncated compressed data after %lld records", rd->path,
                          rd->n_records);
@@ -232,7 +231,7 @@ int sbf_reader_close(sbf_reader_t *rd)
         return SBFI_OK;
     int rc = SBFI_OK;
     if (rd->kseq)
-        kseq_destroy(rd->kseq);
+        sbf_fastx_destroy(rd->kseq);
     if (rd->in.bgzf && bgzf_close(rd->in.bgzf) < 0 && !rd->read_failed)
         rc = sbf_error(SBFI_E_IO, "%s: error closing", rd->path);
     if (rd->hdr)

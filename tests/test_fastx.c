@@ -1,0 +1,187 @@
+/* test_fastx.c -- sbf's FASTA/FASTQ parser (bam/sbf_fastx.c) against htslib's kseq, which it
+ * replaces for speed: on hand-made edge cases, on random mutations of them, and on every input
+ * of the read-input fuzzer's corpus (tests/fuzz/corpus/fuzz_reads, when FUZZ_CORPUS names it),
+ * both must return the same codes and the same name, comment, sequence and quality strings,
+ * record for record, whatever buffer boundaries the data falls on. */
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include "testutil.h"
+
+#include <htslib/kseq.h>
+
+#include "../bam/sbf_fastx.h"
+
+/* A memory "file" read in small pieces of varying length, so buffer refills land anywhere. */
+typedef struct {
+    const char *data;
+    size_t len, at;
+    unsigned piece;
+} mem_t;
+
+static int mem_read(void *f, void *buf, int len)
+{
+    mem_t *m = f;
+    size_t n = m->len - m->at, want = (size_t)len < m->piece ? (size_t)len : m->piece;
+    n = n < want ? n : want;
+    memcpy(buf, m->data + m->at, n);
+    m->at += n;
+    return (int)n;
+}
+
+static int kseq_mem_read(mem_t *m, void *buf, int len) { return mem_read(m, buf, len); }
+
+KSEQ_INIT(mem_t *, kseq_mem_read)
+
+static const char *str_or_empty(const kstring_t *k) { return k->s ? k->s : ""; }
+
+/* Both parsers over data; fails the test at the first difference. Returns the records read. */
+static int compare(const char *data, size_t len, unsigned piece)
+{
+    mem_t a = {data, len, 0, piece}, b = {data, len, 0, piece};
+    kseq_t *ks = kseq_init(&a);
+    sbf_fastx_t *fx = sbf_fastx_init(mem_read, &b);
+    assert_non_null(ks);
+    assert_non_null(fx);
+    int records = 0;
+    for (;;) {
+        int r1 = kseq_read(ks), r2 = sbf_fastx_read(fx);
+        if (r1 != r2)
+            fail_msg("record %d: kseq returns %d, sbf_fastx %d (piece %u)", records, r1, r2, piece);
+        if (r1 < 0)
+            break;
+        assert_string_equal(str_or_empty(&ks->name), str_or_empty(&fx->name));
+        assert_int_equal(ks->comment.l, fx->comment.l);
+        if (ks->comment.l)
+            assert_memory_equal(ks->comment.s, fx->comment.s, ks->comment.l);
+        assert_int_equal(ks->seq.l, fx->seq.l);
+        assert_memory_equal(ks->seq.s, fx->seq.s, ks->seq.l);
+        assert_int_equal(ks->qual.l, fx->qual.l);
+        if (ks->qual.l)
+            assert_memory_equal(ks->qual.s, fx->qual.s, ks->qual.l);
+        ++records;
+    }
+    kseq_destroy(ks);
+    sbf_fastx_destroy(fx);
+    return records;
+}
+
+static const char *cases[] = {
+    "@r1 comment here\nACGT\n+\nIIII\n@r2\nAC\n+r2\nII\n",
+    ">a desc\nACGT\nAC\n\n>b\n>c x\nGG\n",
+    "junk before\n@r1\nACGT\n+\nIIII\n",
+    "@r1\r\nACGT\r\n+\r\nIIII\r\n@r2\tc\r\nA\r\n+\r\nI\r\n",
+    "@r1\nACGT\n+\nIII\n",             /* quality shorter */
+    "@r1\nACGT\n+\nIIIIII\n",          /* quality longer */
+    "@r1\nACGT\n+\n",                  /* no quality */
+    "@r1\nACGT\n+",                    /* no quality line at all */
+    "@r1\nACGT",                       /* truncated after the sequence */
+    "@r1",                             /* a header only */
+    "@",                               /* an empty name */
+    "@r1\nAC\nGT\n+\nII\nII\n@r2\nA\n+\n@\n",   /* multi-line, and a quality of '@' */
+    ">x\n+\n",                         /* FASTA turned FASTQ */
+    "@r1 \n\nACGT\n+\nIIII\n",
+    "",
+    "\n\n\n",
+    "@r1\nNNNN\n+\n!!!!\n>r2\nAC\n",
+};
+
+static void test_edge_cases(void **state)
+{
+    (void)state;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
+        for (unsigned piece = 1; piece <= 9; ++piece)
+            compare(cases[c], strlen(cases[c]), piece);
+    compare(cases[0], strlen(cases[0]), 1u << 20);
+}
+
+/* Random mutations of the cases: bytes replaced by structure characters, cut, duplicated. */
+static void test_mutations(void **state)
+{
+    (void)state;
+    test_seed(11);
+    const char alphabet[] = "@>+\n\r\t ACGTNI!";
+    char buf[512];
+    for (int round = 0; round < 20000; ++round) {
+        const char *src = cases[test_rand() % (sizeof cases / sizeof cases[0])];
+        size_t len = strlen(src);
+        if (len == 0)
+            continue;
+        memcpy(buf, src, len);
+        for (int k = (int)(test_rand() % 4); k >= 0; --k)
+            buf[test_rand() % len] = alphabet[test_rand() % (sizeof alphabet - 1)];
+        if (test_rand() % 3 == 0 && 2 * len < sizeof buf) {   /* twice, cut somewhere */
+            memcpy(buf + len, buf, len);
+            len = len + test_rand() % len;
+        }
+        compare(buf, len, 1 + (unsigned)(test_rand() % 17));
+    }
+}
+
+/* A large FASTQ: many refills of sbf_fastx's 256 KiB buffer. */
+static void test_large_input(void **state)
+{
+    (void)state;
+    test_seed(12);
+    size_t cap = 4u << 20, len = 0;
+    char *data = malloc(cap);
+    int n = 0;
+    while (len + 1000 < cap) {
+        size_t l = 50 + test_rand() % 250;
+        len += (size_t)snprintf(data + len, cap - len, "@read%d/%d extra\n", n, n % 2 + 1);
+        char *seq = random_dna(l);
+        len += (size_t)snprintf(data + len, cap - len, "%s\n+\n", seq);
+        memset(seq, 'F', l);
+        len += (size_t)snprintf(data + len, cap - len, "%s\n", seq);
+        free(seq);
+        ++n;
+    }
+    assert_int_equal(compare(data, len, 1u << 30), n);
+    assert_int_equal(compare(data, len, 65536 + 7), n);
+    free(data);
+}
+
+/* Every input of the fuzzer's corpus, whatever its format (non-FASTA/FASTQ ones too). */
+static void test_fuzz_corpus(void **state)
+{
+    (void)state;
+    const char *dir = getenv("FUZZ_CORPUS");
+    if (!dir) {
+        print_message("FUZZ_CORPUS not set: corpus comparison skipped\n");
+        return;
+    }
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    struct dirent *e;
+    int files = 0;
+    while ((e = readdir(d))) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        struct stat st;
+        if (e->d_name[0] == '.' || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        FILE *f = fopen(path, "rb");
+        assert_non_null(f);
+        char *data = malloc((size_t)st.st_size + 1);
+        size_t got = fread(data, 1, (size_t)st.st_size, f);
+        fclose(f);
+        compare(data, got, 4096);
+        compare(data, got, 3);
+        free(data);
+        ++files;
+    }
+    closedir(d);
+    print_message("%d corpus inputs parsed identically\n", files);
+    assert_true(files > 100);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_edge_cases),
+        cmocka_unit_test(test_mutations),
+        cmocka_unit_test(test_large_input),
+        cmocka_unit_test(test_fuzz_corpus),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
