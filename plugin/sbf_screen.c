@@ -1056,7 +1056,7 @@ int screen_run(const screen_opt_t *o)
     const int slots = sbf_engine_slots(s.idx[0]);
     /* Encoding in the workers pays on GPUs (the writer thread is then the limit); the CPU
      * engine's one worker is already the limit, and the writer thread formats beside it. */
-    s.encode &= slots > 0;
+    s.encode &= slots > 0 || getenv("SBF_ENCODE") != NULL;   /* SBF_ENCODE: tests, on the CPU */
     pipeline_opt_t po = {.gpu_copies = slots, .workers_per_copy = 2, .in_flight = slots > 0 ? 2 * slots + 1 : 1,
                          .work = work_job, .deliver = deliver_job, .ctx = &s, .marks_busy = 1};
     if (pipeline_open(&po, &s.engine) != SBFI_OK) {

@@ -180,6 +180,21 @@ check "categorize -g --fa -s 40 (bases): gzip FASTA outputs" test "$(zcat cat/gz
 "$SBF" categorize -f idx.sbf r1.fq r2.fq 2> err
 check "categorize: two files without -e are refused" grep -q "two inputs are mates: add -e" err
 
+# ---- records encoded by the engine workers (the GPU path; SBF_ENCODE=1 forces it on the CPU
+# engine) are byte for byte those the writer formats itself -------------------------------------
+for spec in "enc.bam:in2.bam" "enc.fq.gz:r1.fq r2.fq" "enc.fq:r1.fq r2.fq" "enc.bam:r1.fq r2.fq"; do
+  out=${spec%%:*} ins=${spec#*:}
+  SBF_ENCODE=1 "$SBF" classify -x idx.sbf -K 20K --hits --no-PG -@ 3 -o "$out" $ins 2> /dev/null &&
+    "$SBF" classify -x idx.sbf -K 20K --hits --no-PG -@ 3 -o "old_$out" $ins 2> /dev/null
+  check "records encoded by the workers: $ins -> $out, the same bytes" cmp -s "$out" "old_$out"
+done
+SBF_ENCODE=1 "$SBF" filter -x idx.sbf -K 20K --remove human -1 e_1.fq -2 e_2.fq r1.fq r2.fq 2> /dev/null &&
+  "$SBF" filter -x idx.sbf -K 20K --remove human -1 o_1.fq -2 o_2.fq r1.fq r2.fq 2> /dev/null
+check "filter with encoded records: the same two mate files" sh -c 'cmp -s e_1.fq o_1.fq && cmp -s e_2.fq o_2.fq && test -s e_1.fq'
+SBF_ENCODE=1 "$SBF" classify -x idx.sbf -K 20K --no-PG --split 'e_%.bam' r1.fq r2.fq 2> /dev/null &&
+  "$SBF" classify -x idx.sbf -K 20K --no-PG --split 'o_%.bam' r1.fq r2.fq 2> /dev/null
+check "split with encoded records: the same files" sh -c 'for f in e_*.bam; do cmp -s "$f" "o_${f#e_}" || exit 1; done'
+
 # ---- GPU and CPU engines give identical outputs (skipped without a GPU) ---------------------------
 if "$SBF" --version | grep -q '^GPU 0:'; then
   "$SBF" classify -x idx.sbf --gpu none --hits --no-PG -o cpu.bam in2.bam 2> /dev/null &&
