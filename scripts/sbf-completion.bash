@@ -117,7 +117,8 @@ _sbf()
     done
     if [[ -n $takes ]]; then
         case $cmd:$prev in
-        *:--gpu) _sbf_words "$_sbf_prefix" auto none 0 ;;
+        build:--gpu) _sbf_words "$_sbf_prefix" auto none 0 ;;
+        *:--gpu) _sbf_words "$_sbf_prefix" auto none all 0 0,1 ;;
         *:-O | *:--output-fmt)
             _sbf_words "$_sbf_prefix" sam bam cram fastq fasta fastq.gz fasta.gz sam.gz ;;
         build:--shard-bits) _sbf_words "$_sbf_prefix" 256 512 ;;
