@@ -22,7 +22,10 @@ typedef struct {
 static int guarded_read(void *f, void *buf, int len)
 {
     guarded_bgzf_t *g = f;
-    ssize_t n = bgzf_read(g->bgzf, buf, (size_t)len);
+    /* Uncompressed data straight from the file into the parser's buffer: through BGZF it
+     * would be copied once more (file -> BGZF block -> buffer). Nothing is buffered in the
+     * BGZF of an uncompressed file until its first bgzf_read(), which this replaces. */
+    ssize_t n = g->bgzf->is_compressed ? bgzf_read(g->bgzf, buf, (size_t)len) : hread(g->bgzf->fp, buf, (size_t)len);
     if (n < 0) {
         g->failed = 1;
         return 0;
