@@ -13,7 +13,7 @@ root=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_index fuzz_reads fuzz_classify)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_index fuzz_reads fuzz_classify fuzz_fastx)
 dir=${FUZZ_DIR:-${TMPDIR:-/tmp}/sbf-fuzz}
 mkdir -p "$dir/bin"
 command -v clang > /dev/null || { echo "fuzz: clang is needed (apt-get install clang libclang-rt-14-dev)" >&2; exit 1; }

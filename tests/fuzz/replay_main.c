@@ -9,7 +9,7 @@
 #include <string.h>
 
 #ifndef FUZZ_TARGET
-#error "FUZZ_TARGET must name the target (fuzz_index, fuzz_reads, fuzz_classify)"
+#error "FUZZ_TARGET must name the target (fuzz_index, fuzz_reads, fuzz_classify, fuzz_fastx)"
 #endif
 #define STR2(x) #x
 #define STR(x) STR2(x)
