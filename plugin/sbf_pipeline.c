@@ -375,8 +375,9 @@ static int pub_submit(sbf_pipeline_t *sp, size_t n, const char *const *seqs, con
     pthread_mutex_unlock(&sp->spare_lock);
     if (!b && !(b = calloc(1, sizeof *b)))
         return sbf_error(SBF_E_NOMEM, "out of memory for a batch of %zu reads", n);
-    if (b->cap < n) {   /* grown for this batch (realloc keeps b valid on failure) */
-        size_t m = n;
+    if (b->cap < n || b->cap == 0) {   /* grown for this batch (realloc keeps b valid on failure);
+                                        * never NULL, even for an empty batch */
+        size_t m = n ? n : 1;
         uint32_t *k = realloc(b->kmers, m * sizeof *k);
         if (k)
             b->kmers = k;

@@ -188,9 +188,11 @@ for c in $commands; do
       IFS=: read -r -a words <<< "$form"
       case $form in *:) words+=("") ;; esac
       got=$(complete_words sbf "$c" "${words[@]}" | sed 's/^--gpu=//' | sort | paste -sd, -)
-      [ "$got" = "0,auto,none" ] || bad="$bad words:$form->offered:$got"
+      want=0,0\,1,all,auto,none   # build uses one device: no list, no all
+      [ "$c" = build ] && want=0,auto,none
+      [ "$got" = "$want" ] || bad="$bad words:$form->offered:$got"
     done
-    expect_none "completion: sbf $c --gpu offers auto none 0" "$bad"
+    expect_none "completion: sbf $c --gpu offers $want" "$bad"
   fi
   if echo "$help_long" | grep -qx -- --output-fmt; then
     fmts=$(awk '/--output-fmt/ { on = 1 } on { print } on && /\]/ { exit }' "$work/helptext.$c" |

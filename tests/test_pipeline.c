@@ -205,6 +205,8 @@ static int pub_done(void *ctx, const sbf_pipeline_result_t *r)
     if (sbf_query(c->idx, b->n, b->seqs, b->lens, k, h, 1) != SBF_OK || memcmp(k, r->kmers, b->n * 4) ||
         memcmp(h, r->hits, b->n * (size_t)R * 4))
         ++c->mismatches;
+    free(k);
+    free(h);
     size_t frags = c->pairs ? b->n / 2 : b->n;
     if (r->n_frags != frags)
         ++c->mismatches;
