@@ -961,6 +961,20 @@ static void print_stats(const screen_t *s, FILE *fp)
     fprintf(fp, ", waiting for the engine %.2f, scoring %.2f and encoding %.2f (worker seconds), writing %.2f "
             "(writer idle %.2f); wall %.2f; peak RSS %.1f MiB\n", e->wait_submit, s->t_score, s->t_encode, s->t_write,
             s->t_wait_write, s->sum.seconds, peak_kib / 1024.0);
+    /* The verdict in words: the stage busy for the largest share of the run, and what helps. */
+    double engine = 0;
+    for (int i = 0; i < (n ? n : 1); ++i)
+        engine = e->busy[i] > engine ? e->busy[i] : engine;
+    const double share[3] = {s->t_read / wall, engine / wall, s->o->mode == SCREEN_COUNT ? 0 : s->t_write / wall};
+    int top = share[1] > share[0] ? 1 : 0;
+    top = share[2] > share[top] ? 2 : top;
+    static const char *const what[3] = {"reading", "the engine", "writing"};
+    const char *help = top == 0 ? "input decompression and parsing: BAM, CRAM and BGZF use the -@ threads, plain gzip "
+                                  "is one stream (bgzip it)"
+                     : top == 1 ? (n ? "the GPU: --gpu all spreads batches over every GPU"
+                                     : "the CPU engine: more -@ threads, or a GPU")
+                                : "output compression: more -@ threads, or a lower level (-O bam,level=1)";
+    fprintf(fp, "sbf %s: limit: %s (busy %.0f%% of the run); %s\n", s->o->cmd, what[top], 100 * share[top], help);
 }
 
 /* ------------------------------------------------------------------ the run */
