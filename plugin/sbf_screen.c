@@ -210,6 +210,7 @@ typedef struct {
     pipeline_t *engine;
     int encode;               /* every output takes encoded records (sbf_writer_can_encode) */
     uint64_t batch_bases;     /* -K, or the engine's default */
+    int null_engine;          /* SBF_NULL_ENGINE: queries skipped, to measure the pipeline's I/O */
     screen_summary_t sum;
     uint8_t *passing;
     /* the first failure of any stage */
@@ -475,6 +476,11 @@ static int work_job(void *ctx, void *item, int slot)
 static int query_job(screen_t *s, job_t *j, int slot)
 {
     const int R = s->R;
+    if (s->null_engine) {   /* SBF_NULL_ENGINE (bench/io.sh): no k-mer found, the I/O alone */
+        memset(j->kmers, 0, j->batch.n_reads * sizeof *j->kmers);
+        memset(j->hits, 0, j->batch.n_reads * (size_t)R * sizeof *j->hits);
+        return SBFI_OK;
+    }
     if (s->n_idx == 1)
         return query_index(s, s->idx[0], slot, j, j->hits, R);
     /* several index files: each one's hits side by side, in the order given */
@@ -1070,6 +1076,7 @@ int screen_run(const screen_opt_t *o)
     const int slots = sbf_engine_slots(s.idx[0]);
     /* Encoding in the workers pays on GPUs (the writer thread is then the limit); the CPU
      * engine's one worker is already the limit, and the writer thread formats beside it. */
+    s.null_engine = getenv("SBF_NULL_ENGINE") != NULL;
     s.encode &= slots > 0 || getenv("SBF_ENCODE") != NULL;   /* SBF_ENCODE: tests, on the CPU */
     pipeline_opt_t po = {.gpu_copies = slots, .workers_per_copy = 2, .in_flight = slots > 0 ? 2 * slots + 1 : 1,
                          .work = work_job, .deliver = deliver_job, .ctx = &s, .marks_busy = 1};
