@@ -39,9 +39,9 @@ extern "C" {
 #endif
 
 #define SBF_VERSION_MAJOR 0
-#define SBF_VERSION_MINOR 2
+#define SBF_VERSION_MINOR 3
 #define SBF_VERSION_PATCH 0
-#define SBF_VERSION "0.2.0"
+#define SBF_VERSION "0.3.0"
 
 #if defined(__GNUC__)
 #define SBF_EXPORT __attribute__((visibility("default")))
@@ -93,7 +93,7 @@ typedef struct {
 typedef struct sbf_index_s sbf_index_t;
 typedef struct sbf_builder_s sbf_builder_t;
 
-/* Library version, e.g. "0.2.0" (SBF_VERSION of the library actually loaded). */
+/* Library version, e.g. "0.3.0" (SBF_VERSION of the library actually loaded). */
 SBF_EXPORT const char *sbf_version(void);
 
 /* Message of the calling thread's last failure ("" if none). */
