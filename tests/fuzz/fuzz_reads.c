@@ -2,8 +2,9 @@
  *
  * The bytes are a file (FASTA, FASTQ, SAM, BAM, CRAM, gzip... whatever htslib detects), read
  * through the full-record reader, batched as single reads, as interleaved pairs and as two mate
- * files (the same bytes twice), and written back as FASTQ and as BAM (to /dev/null) with tags.
- * Any record that is read must be writable; errors must carry a message. */
+ * files (the same bytes twice), and written back as FASTQ and as BAM (to /dev/null) with tags,
+ * and encoded as the engine's workers encode them for the writer. Any record that is read must
+ * be writable; errors must carry a message. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,13 +43,34 @@ static void drain(const char *path, int pairing, int two_files)
     sbf_batch_t batch = {0};
     int rc;
     uint32_t hits[2] = {3, 1};
+    kstring_t enc = {0, 0, NULL};
+    bam1_t *scratch = NULL;
     while ((rc = sbf_input_next(in, &batch, 1000)) > 0)
         for (size_t i = 0; i < batch.n_reads; ++i) {
             sbf_tags_t tags = {"target", 0.5f, 2, hits};
-            for (int k = 0; k < 2; ++k)
+            for (int k = 0; k < 2; ++k) {
                 if (sbf_writer_write(w[k], &batch.reads[i], i % 2 ? &tags : NULL) != SBFI_OK && k == 0)
                     abort();   /* FASTQ text can hold any record */
+                /* the workers' encoder (the GPU path): FASTQ never fails; a BAM failure says why */
+                enc.l = 0;
+                int erc = sbf_writer_encode(w[k], &batch.reads[i], i % 2 ? &tags : NULL, &scratch, &enc);
+                if (erc != SBFI_OK && (k == 0 || !*sbf_error_message()))
+                    abort();
+                if (erc == SBFI_OK && k == 1) {   /* whole records: the block lengths add up */
+                    size_t at = 0;
+                    while (at + 4 <= enc.l) {
+                        uint32_t len;
+                        memcpy(&len, enc.s + at, 4);
+                        at += 4 + (size_t)len;
+                    }
+                    if (at != enc.l)
+                        abort();
+                }
+            }
         }
+    free(enc.s);
+    if (scratch)
+        bam_destroy1(scratch);
     if (rc < 0 && !*sbf_error_message())
         abort();
     for (int i = 0; i < 2; ++i)
