@@ -378,6 +378,10 @@ static int query_index(const screen_t *s, const sbf_index_t *idx, int slot, job_
     return SBFI_OK;
 }
 
+/* Batches in the engine at once: its two workers per GPU copy and one more to hide the
+ * hand-over, or the CPU engine's one worker. */
+static int engine_in_flight(int gpu_copies) { return gpu_copies > 0 ? 2 * gpu_copies + 1 : 1; }
+
 /* The batch's own counts, zeroed (allocated on first use). */
 static int job_counts_reset(const screen_t *s, job_t *j)
 {
@@ -593,10 +597,34 @@ static int record_output(const screen_t *s, const job_t *j, size_t i, sbf_tags_t
     return slot * (s->mate_files ? 2 : 1) + (s->mate_files && r->mate == 2 ? 1 : 0);
 }
 
+/* Every record of the batch that is written, to its output: encoded into j->enc (a worker,
+ * for the writer to copy) or written (the writer thread). The counts go to j->*_out either way. */
+static int emit_records(screen_t *s, job_t *j, int encode)
+{
+    sbf_batch_t *b = &j->batch;
+    for (size_t i = 0; i < b->n_reads; ++i) {
+        sbf_tags_t tags, *tp;
+        int first, out = record_output(s, j, i, &tags, &tp, &first);
+        if (out < 0)
+            continue;
+        sbf_read_t *r = &b->reads[i];
+        if (encode) {
+            if (sbf_writer_encode(s->outs[out], r, tp, &j->scratch, &j->enc[out]) != SBFI_OK)
+                return SBFI_E_IO;
+            ++j->enc_records[out];
+        } else if (sbf_writer_write(s->outs[out], r, tp) != SBFI_OK) {
+            return SBFI_E_IO;
+        }
+        j->frags_out += (uint64_t)first;
+        ++j->reads_out;
+        j->bases_out += j->rlen[i];
+    }
+    return SBFI_OK;
+}
+
 /* A worker: the batch's records as bytes for their outputs (sbf_writer_encode). */
 static int encode_job(screen_t *s, job_t *j)
 {
-    sbf_batch_t *b = &j->batch;
     const int n_outs = s->n_slots * (s->mate_files ? 2 : 1);
     if (j->n_enc < n_outs) {
         kstring_t *e = realloc(j->enc, (size_t)n_outs * sizeof *e);
@@ -604,7 +632,7 @@ static int encode_job(screen_t *s, job_t *j)
         if (e)
             j->enc = e;
         if (!e || !c)
-            return sbf_error(SBFI_E_NOMEM, "out of memory for a batch of %zu reads", b->n_reads);
+            return sbf_error(SBFI_E_NOMEM, "out of memory for a batch of %zu reads", j->batch.n_reads);
         j->enc_records = c;
         memset(j->enc + j->n_enc, 0, (size_t)(n_outs - j->n_enc) * sizeof *e);
         j->n_enc = n_outs;
@@ -613,51 +641,29 @@ static int encode_job(screen_t *s, job_t *j)
         j->enc[o].l = 0;
         j->enc_records[o] = 0;
     }
-    for (size_t i = 0; i < b->n_reads; ++i) {
-        sbf_tags_t tags, *tp;
-        int first, out = record_output(s, j, i, &tags, &tp, &first);
-        if (out < 0)
-            continue;
-        sbf_read_t *r = &b->reads[i];
-        if (sbf_writer_encode(s->outs[out], r, tp, &j->scratch, &j->enc[out]) != SBFI_OK)
-            return SBFI_E_IO;
-        ++j->enc_records[out];
-        j->frags_out += (uint64_t)first;
-        ++j->reads_out;
-        j->bases_out += j->rlen[i];
-    }
-    j->encoded = 1;
-    return SBFI_OK;
+    int rc = emit_records(s, j, 1);
+    j->encoded = rc == SBFI_OK;
+    return rc;
 }
 
+/* The writer thread: the bytes the worker encoded, copied into each output, or the records
+ * written one by one; then the batch's output counts. */
 static int write_job(screen_t *s, job_t *j)
 {
-    sbf_batch_t *b = &j->batch;
     if (s->o->mode == SCREEN_COUNT)
         return SBFI_OK;
-    if (j->encoded) {   /* bytes the worker made: copied into each output */
+    if (j->encoded) {
         for (int o = 0; o < j->n_enc; ++o)
             if (j->enc_records[o] &&
                 sbf_writer_write_encoded(s->outs[o], j->enc[o].s, j->enc[o].l, j->enc_records[o]) != SBFI_OK)
                 return SBFI_E_IO;
         j->encoded = 0;
-        s->sum.frags_out += j->frags_out;
-        s->sum.reads_out += j->reads_out;
-        s->sum.bases_out += j->bases_out;
-        return SBFI_OK;
+    } else if (emit_records(s, j, 0) != SBFI_OK) {
+        return SBFI_E_IO;
     }
-    for (size_t i = 0; i < b->n_reads; ++i) {
-        sbf_tags_t tags, *tp;
-        int first, out = record_output(s, j, i, &tags, &tp, &first);
-        if (out < 0)
-            continue;
-        sbf_read_t *r = &b->reads[i];
-        if (sbf_writer_write(s->outs[out], r, tp) != SBFI_OK)
-            return SBFI_E_IO;
-        s->sum.frags_out += (uint64_t)first;
-        ++s->sum.reads_out;
-        s->sum.bases_out += sbf_read_len(r);
-    }
+    s->sum.frags_out += j->frags_out;
+    s->sum.reads_out += j->reads_out;
+    s->sum.bases_out += j->bases_out;
     return SBFI_OK;
 }
 
@@ -1046,7 +1052,7 @@ int screen_run(const screen_opt_t *o)
     /* The engine: two workers per GPU copy (one batch is packed and copied while the other's
      * kernel runs), with one batch more in flight to hide the hand-over; or one worker on the CPU
      * threads. Jobs: those, plus one being read, one being written and one between. */
-    s.n_jobs = (n_gpus > 0 ? 2 * n_gpus + 1 : 1) + 3;
+    s.n_jobs = engine_in_flight(n_gpus) + 3;
     if (sbf_queue_init(&s.free_q, (size_t)s.n_jobs) < 0 || sbf_queue_init(&s.class_q, (size_t)s.n_jobs) < 0 ||
         sbf_queue_init(&s.write_q, (size_t)s.n_jobs) < 0) {
         cli_error(o->cmd, "out of memory");
@@ -1078,7 +1084,7 @@ int screen_run(const screen_opt_t *o)
      * engine's one worker is already the limit, and the writer thread formats beside it. */
     s.null_engine = getenv("SBF_NULL_ENGINE") != NULL;
     s.encode &= slots > 0 || getenv("SBF_ENCODE") != NULL;   /* SBF_ENCODE: tests, on the CPU */
-    pipeline_opt_t po = {.gpu_copies = slots, .workers_per_copy = 2, .in_flight = slots > 0 ? 2 * slots + 1 : 1,
+    pipeline_opt_t po = {.gpu_copies = slots, .workers_per_copy = 2, .in_flight = engine_in_flight(slots),
                          .work = work_job, .deliver = deliver_job, .ctx = &s, .marks_busy = 1};
     if (pipeline_open(&po, &s.engine) != SBFI_OK) {
         fail(&s, sbf_error_message());
