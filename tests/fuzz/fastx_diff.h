@@ -1,0 +1,74 @@
+/* fastx_diff.h -- sbf's FASTA/FASTQ parser (bam/sbf_fastx.c) and htslib's kseq, which it
+ * replaced, run side by side over bytes in memory; shared by tests/test_fastx.c and the
+ * fuzz_fastx libFuzzer target. Include once per program (it instantiates kseq). */
+#ifndef SBF_FASTX_DIFF_H
+#define SBF_FASTX_DIFF_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <htslib/kseq.h>
+
+#include "../../bam/sbf_fastx.h"
+
+/* A memory "file" read in pieces of at most `piece` bytes, so buffer refills land anywhere. */
+typedef struct {
+    const char *data;
+    size_t len, at, piece;
+} fastx_mem_t;
+
+static int fastx_mem_read(void *f, void *buf, int len)
+{
+    fastx_mem_t *m = f;
+    size_t n = m->len - m->at, want = (size_t)len < m->piece ? (size_t)len : m->piece;
+    n = n < want ? n : want;
+    memcpy(buf, m->data + m->at, n);
+    m->at += n;
+    return (int)n;
+}
+
+static int fastx_kseq_read(fastx_mem_t *m, void *buf, int len) { return fastx_mem_read(m, buf, len); }
+
+KSEQ_INIT(fastx_mem_t *, fastx_kseq_read)
+
+static int fastx_same(const kstring_t *a, const kstring_t *b)
+{
+    return a->l == b->l && (a->l == 0 || memcmp(a->s, b->s, a->l) == 0);
+}
+
+/* Both parsers over data[0..len) in pieces of `piece` bytes, at most max_records records:
+ * the records read (>= 0) when every code and every string agree, else -1 with the first
+ * difference described in why. */
+static int fastx_diff(const char *data, size_t len, size_t piece, int max_records, char *why, size_t why_size)
+{
+    fastx_mem_t a = {data, len, 0, piece}, b = a;
+    kseq_t *ks = kseq_init(&a);
+    sbf_fastx_t *fx = sbf_fastx_init(fastx_mem_read, &b);
+    int records = 0, differ = 0;
+    if (!ks || !fx) {
+        snprintf(why, why_size, "out of memory");
+        differ = 1;
+    }
+    while (!differ && records < max_records) {
+        int r1 = kseq_read(ks), r2 = sbf_fastx_read(fx);
+        if (r1 != r2) {
+            snprintf(why, why_size, "record %d: kseq returns %d, sbf_fastx %d (pieces of %zu)", records, r1, r2, piece);
+            differ = 1;
+        } else if (r1 < 0) {
+            break;
+        } else if (!fastx_same(&ks->name, &fx->name) || !fastx_same(&ks->comment, &fx->comment) ||
+                   !fastx_same(&ks->seq, &fx->seq) || !fastx_same(&ks->qual, &fx->qual)) {
+            snprintf(why, why_size, "record %d ('%s'): the strings differ (pieces of %zu)", records,
+                     ks->name.s ? ks->name.s : "", piece);
+            differ = 1;
+        } else {
+            ++records;
+        }
+    }
+    kseq_destroy(ks);
+    sbf_fastx_destroy(fx);
+    return differ ? -1 : records;
+}
+
+#endif
