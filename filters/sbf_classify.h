@@ -1,50 +1,70 @@
-/* sbf_classify.h -- from k-mer hits to a category: the scoring rule of read screening.
+/* sbf_classify.h -- from k-mer hits to a category: the one scoring rule of read screening.
  *
- * A fragment (a read, or both mates of a pair) has n valid k-mers and h_t of them present in
- * target t; its score for t is h_t / n. Target t "passes" when its score reaches min_score and
- * h_t reaches min_hits. The category is
- *  - the best-scoring target, if it passes and no other passing target scores within `margin`
- *    of it;
- *  - SBF_CAT_MULTI, if several passing targets score within `margin` of the best;
- *  - SBF_CAT_NONE, if no target passes;
- *  - SBF_CAT_NO_KMER, if the fragment has no valid k-mer (shorter than k, or all N): it is
- *    written like SBF_CAT_NONE but counted apart.
- * Ties in score are broken by the hit count, then by the lower target number. See
- * doc/classification.md for the reasons behind the defaults. */
+ * Every caller (sbf classify, filter and categorize, the C API's sbf_classify() and pipeline,
+ * on either engine) sums mates and applies the rule here. The options and the categories are
+ * the public ones of plugin/sbf.h (sbf_classify_opt_t, SBF_CAT_*): one definition, a header of
+ * plain C types that filters/ may include. The rule and its defaults: sbf.h, doc/ACCURACY.md.
+ */
 #ifndef SBF_CLASSIFY_H
 #define SBF_CLASSIFY_H
 
+#include <stddef.h>
 #include <stdint.h>
 
-#define SBF_CAT_MULTI (-1)
-#define SBF_CAT_NONE (-2)
-#define SBF_CAT_NO_KMER (-3)
+#include "../plugin/sbf.h"
 
-#define SBF_DEFAULT_MIN_SCORE 0.25
-#define SBF_DEFAULT_MIN_HITS 3
-#define SBF_DEFAULT_MARGIN 0.02
-
+/* False positives cluster: once a k-mer of a read tests present by chance, the next one often
+ * shares its shard and all but one s-mer, so it tests present too. Hits from chance alone are
+ * modelled as events (a Poisson number) each adding a geometric number of consecutive hits that
+ * continues with a target's clump chance (sbf_target_clump(), from its shards' fill). */
 typedef struct {
-    double min_score;   /* 0..1 */
-    uint32_t min_hits;  /* >= 1 */
-    double margin;      /* 0..1: targets this close to the best count as tied */
-} sbf_score_opt_t;
+    double rate, log_rate;   /* chance events per k-mer, fpr x (1 - clump), and its log */
+    double clump, log_clump; /* the continuation chance, and its log */
+} sbf_chance_t;
 
-void sbf_score_opt_init(sbf_score_opt_t *o);
+/* The rule bound to one index's targets. */
+typedef struct {
+    sbf_classify_opt_t opt;
+    int n_targets;
+    double log_targets;      /* log(n_targets): a score is for the whole panel (see sbf.h) */
+    sbf_chance_t *chance;    /* per target */
+} sbf_scorer_t;
 
-/* Category of a fragment with `kmers` valid k-mers and hits[0..n_targets). *best_score gets
- * the best target's score (0 when no k-mer). If `passing` is not NULL, passing[t] is set to 1
- * for the targets within the margin of the best (those a `multi` fragment matches; only the
- * category target otherwise) and 0 for the others. */
-int sbf_classify_fragment(const sbf_score_opt_t *o, int n_targets, uint32_t kmers, const uint32_t *hits,
-                          double *best_score, uint8_t *passing);
+/* opt must pass sbf_classify_opt_check(); fpr[t] is target t's false-positive rate per k-mer
+ * and clump[t] its clump chance. SBFI_OK or SBFI_E_NOMEM. */
+int sbf_scorer_init(sbf_scorer_t *s, const sbf_classify_opt_t *opt, int n_targets, const double *fpr,
+                    const double *clump);
+void sbf_scorer_free(sbf_scorer_t *s);
 
-/* BioBloom Tools' pair rules (sbf categorize): each mate is scored alone; a target passes for the
- * pair when it passes for both mates (SBF_PAIRS_BOTH, biobloomcategorizer's default) or for
- * either (SBF_PAIRS_EITHER, its -i), and the pair's score for it is the lower (the higher) of
- * the mates' scores. Category, margin and `passing` then as sbf_classify_fragment(). */
-enum { SBF_PAIRS_BOTH = 1, SBF_PAIRS_EITHER = 2 };
-int sbf_classify_mates(const sbf_score_opt_t *o, int n_targets, int rule, uint32_t kmers1, const uint32_t *hits1,
-                       uint32_t kmers2, const uint32_t *hits2, double *best_score, uint8_t *passing);
+/* The calibrated score of h hits among n k-mers in target t (see sbf.h): -log10 of n_targets x
+ * P(X >= h), X the hits of a read of n k-mers in t from chance alone (at least 0). 0 when
+ * h == 0; finite for any h. */
+double sbf_score_hits(const sbf_scorer_t *s, int t, uint32_t n, uint32_t h);
+
+/* A fragment's reads: kmers[read[m]] and hits + read[m] * n_targets for m < n_reads (1 or 2;
+ * read == NULL: reads first, first+1, ...). */
+typedef struct {
+    int category;          /* a target, SBF_CAT_MULTI, SBF_CAT_NONE or SBF_CAT_NO_KMER */
+    float score;           /* the category target's score; when none passes, the score of the
+                            * target with the most hits */
+    uint32_t kmers;        /* valid k-mers, mates summed */
+} sbf_frag_result_t;
+
+/* Sum the fragment's reads into frag_hits[n_targets] (caller's array) and return the k-mers. */
+uint32_t sbf_fragment_sum(int n_targets, int n_reads, const uint32_t *read, size_t first, const uint32_t *kmers,
+                          const uint32_t *hits, uint32_t *frag_hits);
+
+/* Score one fragment: frag_hits as sbf_fragment_sum() leaves them. passing, if not NULL, gets 1
+ * for the targets the fragment is assigned to (the category target, or every tied target of a
+ * multi fragment) and 0 for the others. With opt.mates SBF_MATES_BOTH/EITHER and two reads,
+ * each mate is scored alone (BioBloom Tools' rules) and the pair's score for a target is the
+ * lower (the higher) of the mates'. */
+void sbf_score_fragment(const sbf_scorer_t *s, int n_reads, const uint32_t *read, size_t first, const uint32_t *kmers,
+                        const uint32_t *hits, uint32_t *frag_hits, uint8_t *passing, sbf_frag_result_t *out);
+
+/* "summed", "both" or "either". */
+const char *sbf_mates_name(int mates);
+/* The rule in words for summaries: "score >= 4, hits >= 2, ...". */
+void sbf_classify_opt_describe(const sbf_classify_opt_t *o, char *buf, size_t size);
 
 #endif

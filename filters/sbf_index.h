@@ -70,6 +70,10 @@ void sbf_query_seq(const sbf_index_t *idx, sbf_scan_t *sc, const uint8_t code[25
 void sbf_query_seq_nt16(const sbf_index_t *idx, sbf_scan_t *sc, const uint8_t *packed, uint64_t len,
                         uint64_t *n_kmers, uint64_t *hits);
 
+/* How often a false positive continues into the read's next k-mer (see sbf_index.c): the
+ * clumping of chance hits, for the scoring rule. */
+double sbf_target_clump(const sbf_index_t *idx, const sbf_target_t *t);
+
 /* Recompute fill and predicted false-positive rate of t from its bits. */
 void sbf_target_stats(const sbf_index_t *idx, sbf_target_t *t);
 

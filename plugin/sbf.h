@@ -181,21 +181,50 @@ SBF_EXPORT int sbf_query_kmers(const sbf_index_t *idx, int target, const char *s
 
 /* ---- Classification: the scoring of `sbf classify`, for reads the caller holds ----
  *
- * A fragment (a read, or both mates of a pair) with n valid k-mers, h_t of them in target t,
- * scores h_t / n for t. Its category is the best target if that score reaches min_score with
- * at least min_hits k-mers and no other such target is within `margin` of it; SBF_CAT_MULTI if
- * several are; SBF_CAT_NONE if none; SBF_CAT_NO_KMER if the fragment has no valid k-mer. */
+ * A fragment (a read, or both mates of a pair) has n valid k-mers, h_t of them found in target
+ * t. Its score for t is calibrated: -log10 of the chance that a fragment of n k-mers shows h_t
+ * or more hits in t from false positives alone, given t's false-positive rate (the predicted
+ * rate of sbf_target_info_t) and the way false positives cluster along a read (doc/ACCURACY.md
+ * gives the model). So one threshold means the same for a 35 bp read and a 1 Mbp read, and for
+ * a small or an over-full filter. Target t passes when its score reaches min_score, h_t
+ * reaches min_hits and h_t / n reaches min_fraction. The category is
+ *  - the passing target with the best score (then the most hits, then the lower number), when
+ *    no other passing target has at least (1 - margin) times its hits;
+ *  - SBF_CAT_MULTI when one does (a read shared by two targets, or a chimera of two);
+ *  - SBF_CAT_NONE when no target passes; SBF_CAT_NO_KMER when the fragment has no valid k-mer
+ *    (shorter than k, all N, or all low-complexity once masked).
+ * Before the query, stretches of at least mask_lowcomp bases that repeat with a period of 1 to
+ * SBF_LOWCOMP_MAX_PERIOD bases (poly-G, poly-A, (AC)n, (AGG)n...) are masked like N: one k-mer
+ * repeated along a read is no evidence. */
 typedef struct {
-    double min_score;   /* 0..1 [0.25] */
-    unsigned min_hits;  /* >= 1 [3] */
-    double margin;      /* 0..1 [0.02] */
+    double min_score;       /* >= 0: least calibrated score [SBF_DEFAULT_MIN_SCORE] */
+    unsigned min_hits;      /* >= 1: least k-mers found in the target [SBF_DEFAULT_MIN_HITS] */
+    double min_fraction;    /* 0..1: least fraction of the fragment's k-mers found [0] */
+    double margin;          /* 0..1: passing targets with hits >= (1 - margin) x the best's are
+                             * tied: SBF_CAT_MULTI [SBF_DEFAULT_MARGIN] */
+    unsigned mask_lowcomp;  /* mask tandem repeats of at least this many bases; 0: no mask
+                             * [SBF_DEFAULT_MASK_LOWCOMP] */
+    int mates;              /* SBF_MATES_SUMMED: a pair's k-mers and hits add up [default];
+                             * SBF_MATES_BOTH / SBF_MATES_EITHER: BioBloom Tools' rules, each
+                             * mate scored alone, a target passes for both mates (for either) */
 } sbf_classify_opt_t;
 
+#define SBF_DEFAULT_MIN_SCORE 4.0
+#define SBF_DEFAULT_MIN_HITS 2
+#define SBF_DEFAULT_MARGIN 0.5
+#define SBF_DEFAULT_MASK_LOWCOMP 24
+#define SBF_LOWCOMP_MAX_PERIOD 6
+
+enum { SBF_MATES_SUMMED = 0, SBF_MATES_BOTH = 1, SBF_MATES_EITHER = 2 };
+
+/* Categories beside target numbers (0 .. n_targets-1). */
 #define SBF_CAT_MULTI (-1)
 #define SBF_CAT_NONE (-2)
 #define SBF_CAT_NO_KMER (-3)
 
 SBF_EXPORT void sbf_classify_opt_init(sbf_classify_opt_t *opt);
+/* SBF_OK, or SBF_E_PARAM with a message naming the field out of range. */
+SBF_EXPORT int sbf_classify_opt_check(const sbf_classify_opt_t *opt) SBF_RESULT_USED;
 
 /* Classify n fragments: read i is seqs[i] (lens[i] bytes, ASCII); with seqs2 not NULL, its
  * mate seqs2[i] (lens2[i] bytes) belongs to the same fragment. Writes category[i] (a target

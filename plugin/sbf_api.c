@@ -7,6 +7,7 @@
 #include "../bam/sbf_seqio.h"
 #include "../filters/sbf_build.h"
 #include "../filters/sbf_classify.h"
+#include "../filters/sbf_lowcomp.h"
 #include "../filters/sbf_error.h"
 #include "../filters/sbf_format.h"
 #include "../filters/sbf_index.h"
@@ -555,36 +556,47 @@ SBF_EXPORT int sbf_query_kmers(const sbf_index_t *idx, int target, const char *s
 
 /* ---- classification ---- */
 
-/* sbf.h and filters/sbf_classify.h define SBF_CAT_* identically (the compiler warns about a
- * redefinition that differs). */
-
-SBF_EXPORT void sbf_classify_opt_init(sbf_classify_opt_t *opt)
+void sbf_engine_chance(const sbf_index_t *idx, double *fpr, double *clump)
 {
-    sbf_score_opt_t d;
-    sbf_score_opt_init(&d);
-    opt->min_score = d.min_score;
-    opt->min_hits = d.min_hits;
-    opt->margin = d.margin;
+    for (int t = 0; t < idx->n_targets; ++t) {
+        fpr[t] = idx->targets[t].predicted_fpr;
+        clump[t] = sbf_target_clump(idx, &idx->targets[t]);
+    }
+}
+
+int sbf_engine_scorer(const sbf_index_t *idx, const sbf_classify_opt_t *opt, sbf_scorer_t *scorer)
+{
+    int rc = sbf_classify_opt_check(opt);
+    if (rc != SBF_OK)
+        return rc;
+    const int R = idx->n_targets;
+    double *fpr = malloc(2 * (size_t)(R > 0 ? R : 1) * sizeof *fpr);
+    if (!fpr)
+        return sbf_error(SBF_E_NOMEM, "out of memory");
+    sbf_engine_chance(idx, fpr, fpr + R);
+    rc = sbf_scorer_init(scorer, opt, R, fpr, fpr + R);
+    free(fpr);
+    return rc;
 }
 
 SBF_EXPORT int sbf_classify(const sbf_index_t *idx, const sbf_classify_opt_t *opt, size_t n,
                             const char *const *seqs, const size_t *lens, const char *const *seqs2,
                             const size_t *lens2, int *category, float *score, int threads)
 {
-    if (!opt || !(opt->min_score >= 0 && opt->min_score <= 1) || opt->min_hits < 1 ||
-        !(opt->margin >= 0 && opt->margin <= 1))
-        return sbf_error(SBF_E_PARAM, "classification options out of range (min_score and margin 0..1, "
-                         "min_hits >= 1)");
     if (seqs2 && !lens2)
         return sbf_error(SBF_E_PARAM, "mates given without their lengths");
+    sbf_scorer_t scorer;
+    int rc = sbf_engine_scorer(idx, opt, &scorer);
+    if (rc != SBF_OK)
+        return rc;
     const int R = idx->n_targets;
     const size_t reads = seqs2 ? 2 * n : n;
     const char **all = malloc((reads ? reads : 1) * sizeof *all);
     size_t *all_lens = malloc((reads ? reads : 1) * sizeof *all_lens);
     uint32_t *kmers = malloc((reads ? reads : 1) * sizeof *kmers);
     uint32_t *hits = malloc((reads ? reads : 1) * (size_t)R * sizeof *hits);
-    uint32_t *frag_hits = malloc((size_t)R * sizeof *frag_hits);
-    int rc = SBF_OK;
+    uint32_t *frag_hits = malloc((size_t)(R ? R : 1) * sizeof *frag_hits);
+    sbf_lowcomp_batch_t mask = {0};
     if (!all || !all_lens || !kmers || !hits || !frag_hits) {
         rc = sbf_error(SBF_E_NOMEM, "out of memory classifying %zu fragments", n);
         goto done;
@@ -598,24 +610,21 @@ SBF_EXPORT int sbf_classify(const sbf_index_t *idx, const sbf_classify_opt_t *op
             all_lens[at + 1] = lens2[i];
         }
     }
-    if ((rc = sbf_query(idx, reads, all, all_lens, kmers, hits, threads)) != SBF_OK)
+    const char *const *view;
+    const uint8_t *const *unused;
+    if ((rc = sbf_lowcomp_batch(&mask, opt->mask_lowcomp, reads, all, NULL, all_lens, &view, &unused)) != SBF_OK ||
+        (rc = sbf_query(idx, reads, view, all_lens, kmers, hits, threads)) != SBF_OK)
         goto done;
-    sbf_score_opt_t so = {opt->min_score, opt->min_hits, opt->margin};
     for (size_t i = 0; i < n; ++i) {
-        size_t at = seqs2 ? 2 * i : i;
-        uint32_t k = kmers[at];
-        memcpy(frag_hits, hits + at * (size_t)R, (size_t)R * sizeof *frag_hits);
-        if (seqs2) {
-            k += kmers[at + 1];
-            for (int t = 0; t < R; ++t)
-                frag_hits[t] += hits[(at + 1) * (size_t)R + (size_t)t];
-        }
-        double best;
-        category[i] = sbf_classify_fragment(&so, R, k, frag_hits, &best, NULL);
+        sbf_frag_result_t res;
+        sbf_score_fragment(&scorer, seqs2 ? 2 : 1, NULL, seqs2 ? 2 * i : i, kmers, hits, frag_hits, NULL, &res);
+        category[i] = res.category;
         if (score)
-            score[i] = (float)best;
+            score[i] = res.score;
     }
 done:
+    sbf_lowcomp_batch_free(&mask);
+    sbf_scorer_free(&scorer);
     free(all);
     free(all_lens);
     free(kmers);

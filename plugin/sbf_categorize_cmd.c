@@ -10,6 +10,7 @@
 #include "sbf_screen.h"
 
 #define BIOBLOOM_DEFAULT_SCORE 0.15
+#define BIOBLOOM_MIN_HITS 3   /* sbf 0.3's default, kept for categorize */
 
 void usage_categorize(FILE *fp)
 {
@@ -78,7 +79,10 @@ int main_categorize(int argc, char **argv)
     o.none_name = "noMatch";
     o.no_tags = 1;
     o.pg_cmdline = NULL;
-    o.score.min_score = BIOBLOOM_DEFAULT_SCORE;
+    /* BioBloom's rule: a fraction of the read's k-mers (its -s), no calibrated score */
+    o.score.min_score = 0;
+    o.score.min_hits = BIOBLOOM_MIN_HITS;
+    o.score.min_fraction = BIOBLOOM_DEFAULT_SCORE;
     o.score.margin = 1.0;   /* without -b, every passing target is a match: two make multiMatch */
     int c, paired = 0, inclusive = 0, gz = 0, status = 1;
     long min_bases = 0;
@@ -108,7 +112,7 @@ int main_categorize(int argc, char **argv)
             if (v > 1)
                 min_bases = (long)v;
             else
-                o.score.min_score = v;
+                o.score.min_fraction = v;
             break;
         }
         case 't': bad = cli_int(cmd, "-t", optarg, 1, 1024, &o.threads); break;
@@ -149,7 +153,7 @@ int main_categorize(int argc, char **argv)
         /* FASTA/FASTQ cannot say which records are mates: then consecutive records are */
         o.interleaved = !(dot && (!strcmp(dot, ".bam") || !strcmp(dot, ".sam") || !strcmp(dot, ".cram")));
     }
-    o.pair_rule = paired ? (inclusive ? SBF_PAIRS_EITHER : SBF_PAIRS_BOTH) : 0;
+    o.score.mates = paired ? (inclusive ? SBF_MATES_EITHER : SBF_MATES_BOTH) : SBF_MATES_SUMMED;
     const char *sep = *prefix ? "_" : "";
     size_t len = strlen(prefix) + 32;
     if (!(summary = malloc(len)) || !(pattern = malloc(len))) {

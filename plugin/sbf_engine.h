@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "sbf.h"
+#include "../filters/sbf_classify.h"
 
 /* GPU copies of the index: 0 when its queries run on the CPU. */
 int sbf_engine_slots(const sbf_index_t *idx);
@@ -17,5 +18,12 @@ int sbf_engine_slots(const sbf_index_t *idx);
  * has no GPU copy. Results as sbf_query(). Thread-safe. */
 int sbf_engine_query(const sbf_index_t *idx, int slot, size_t n, const char *const *seqs,
                      const uint8_t *const *packed, const size_t *lens, uint32_t *kmers, uint32_t *hits, int threads);
+
+/* Per target of idx: its predicted false-positive rate and clump chance (sbf_classify.h). */
+void sbf_engine_chance(const sbf_index_t *idx, double *fpr, double *clump);
+
+/* The scoring rule for idx's targets (their predicted false-positive rates); opt is checked.
+ * SBF_OK, or SBF_E_PARAM / SBF_E_NOMEM. Free with sbf_scorer_free(). */
+int sbf_engine_scorer(const sbf_index_t *idx, const sbf_classify_opt_t *opt, sbf_scorer_t *scorer);
 
 #endif

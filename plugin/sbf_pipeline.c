@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "../filters/sbf_classify.h"
+#include "../filters/sbf_lowcomp.h"
 #include "../filters/sbf_error.h"
 #include "../filters/sbf_index.h"
 #include "sbf.h"
@@ -252,6 +253,8 @@ typedef struct pub_batch_s {
     int *category;
     float *score;
     size_t cap;
+    sbf_lowcomp_batch_t mask; /* with classify: the masked view the engine queries */
+    uint32_t *frag_hits;      /* scoring scratch: one fragment's hits per target */
     struct pub_batch_s *next; /* in the spare list */
 } pub_batch_t;
 
@@ -264,13 +267,22 @@ struct sbf_pipeline_s {
     pipeline_t *core;
     pthread_mutex_t spare_lock;
     pub_batch_t *spare;
+    sbf_scorer_t scorer;      /* with classify */
 };
 
 static int pub_work(void *ctx, void *batch, int slot)
 {
     sbf_pipeline_t *sp = ctx;
     pub_batch_t *b = batch;
-    return sbf_engine_query(sp->idx, slot, b->n, b->seqs, b->packed, b->lens, b->kmers, b->hits, sp->opt.threads);
+    const char *const *seqs = b->seqs;
+    const uint8_t *const *packed = b->packed;
+    if (sp->opt.classify) {
+        int rc = sbf_lowcomp_batch(&b->mask, sp->opt.scoring.mask_lowcomp, b->n, b->seqs, b->packed, b->lens, &seqs,
+                                   &packed);
+        if (rc != SBFI_OK)
+            return rc;
+    }
+    return sbf_engine_query(sp->idx, slot, b->n, seqs, packed, b->lens, b->kmers, b->hits, sp->opt.threads);
 }
 
 static void pub_batch_free(pub_batch_t *b)
@@ -281,6 +293,8 @@ static void pub_batch_free(pub_batch_t *b)
     free(b->hits);
     free(b->category);
     free(b->score);
+    free(b->frag_hits);
+    sbf_lowcomp_batch_free(&b->mask);
     free(b);
 }
 
@@ -302,23 +316,14 @@ static int pub_deliver(void *ctx, void *batch)
 {
     sbf_pipeline_t *sp = ctx;
     pub_batch_t *b = batch;
-    const int R = sbf_index_n_targets(sp->idx);
     size_t frags = sp->opt.pairs ? b->n / 2 : b->n;
     if (sp->opt.classify) {
-        sbf_score_opt_t so = {sp->opt.scoring.min_score, sp->opt.scoring.min_hits, sp->opt.scoring.margin};
-        uint32_t h[R > 0 ? R : 1];
+        const int per = sp->opt.pairs ? 2 : 1;
         for (size_t f = 0; f < frags; ++f) {
-            size_t r = sp->opt.pairs ? 2 * f : f;
-            uint32_t k = b->kmers[r];
-            memcpy(h, b->hits + r * (size_t)R, (size_t)R * sizeof *h);
-            if (sp->opt.pairs) {
-                k += b->kmers[r + 1];
-                for (int t = 0; t < R; ++t)
-                    h[t] += b->hits[(r + 1) * (size_t)R + (size_t)t];
-            }
-            double best;
-            b->category[f] = sbf_classify_fragment(&so, R, k, h, &best, NULL);
-            b->score[f] = (float)best;
+            sbf_frag_result_t r;
+            sbf_score_fragment(&sp->scorer, per, NULL, f * (size_t)per, b->kmers, b->hits, b->frag_hits, NULL, &r);
+            b->category[f] = r.category;
+            b->score[f] = r.score;
         }
     }
     sbf_pipeline_result_t res = {b->user, b->n, b->kmers, b->hits, sp->opt.classify ? frags : 0, b->category, b->score};
@@ -341,12 +346,16 @@ SBF_EXPORT int sbf_pipeline_open(const sbf_index_t *idx, const sbf_pipeline_opt_
     *out = NULL;
     if (!opt || opt->threads < 1 || opt->in_flight < 0)
         return sbf_error(SBF_E_PARAM, "pipeline options: threads must be at least 1 and in_flight not negative");
-    if (opt->classify && (!(opt->scoring.min_score >= 0 && opt->scoring.min_score <= 1) || opt->scoring.min_hits < 1 ||
-                          !(opt->scoring.margin >= 0 && opt->scoring.margin <= 1)))
-        return sbf_error(SBF_E_PARAM, "classification options out of range (min_score and margin 0..1, min_hits >= 1)");
     sbf_pipeline_t *sp = calloc(1, sizeof *sp);
     if (!sp)
         return sbf_error(SBF_E_NOMEM, "out of memory");
+    if (opt->classify) {
+        int rc = sbf_engine_scorer(idx, &opt->scoring, &sp->scorer);
+        if (rc != SBF_OK) {
+            free(sp);
+            return rc;
+        }
+    }
     sp->idx = idx;
     sp->opt = *opt;
     pthread_mutex_init(&sp->spare_lock, NULL);
@@ -355,6 +364,7 @@ SBF_EXPORT int sbf_pipeline_open(const sbf_index_t *idx, const sbf_pipeline_opt_
     int rc = pipeline_open(&po, &sp->core);
     if (rc != SBFI_OK) {
         pthread_mutex_destroy(&sp->spare_lock);
+        sbf_scorer_free(&sp->scorer);
         free(sp);
         return rc;
     }
@@ -390,7 +400,10 @@ static int pub_submit(sbf_pipeline_t *sp, size_t n, const char *const *seqs, con
         float *f = c ? realloc(b->score, m * sizeof *f) : NULL;
         if (f)
             b->score = f;
-        if (!h || (sp->opt.classify && !f)) {
+        uint32_t *fh = f ? realloc(b->frag_hits, (R ? R : 1) * sizeof *fh) : NULL;
+        if (fh)
+            b->frag_hits = fh;
+        if (!h || (sp->opt.classify && !fh)) {
             pub_recycle(sp, b);
             return sbf_error(SBF_E_NOMEM, "out of memory for a batch of %zu reads", n);
         }
@@ -441,6 +454,7 @@ SBF_EXPORT int sbf_pipeline_close(sbf_pipeline_t *sp, sbf_pipeline_stats_t *stat
         pub_batch_free(b);
     }
     pthread_mutex_destroy(&sp->spare_lock);
+    sbf_scorer_free(&sp->scorer);
     free(sp);
     return rc;
 }

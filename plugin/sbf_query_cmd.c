@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../bam/sbf_seqio.h"
+#include "../filters/sbf_classify.h"
 #include "sbf.h"
 #include "sbf_cli.h"
 
@@ -135,6 +136,7 @@ int main_query(int argc, char **argv)
     sbf_seqfile_t *f1 = NULL, *f2 = NULL;
     batch_t b = {0};
     cli_output_t out = {0};
+    uint32_t *frag_hits = NULL;
     int status = 1, rc;
     if (sbf_index_load(index_path, 0, &idx) != SBF_OK) {
         cli_error(cmd, "%s", sbf_last_error());
@@ -144,6 +146,10 @@ int main_query(int argc, char **argv)
     if (n_gpus > 0 && sbf_index_use_gpus(idx, n_gpus, dev) != SBF_OK)
         fprintf(stderr, "sbf %s: notice: %s: using the CPU engine\n", cmd, sbf_last_error());
     const int R = sbf_index_n_targets(idx);
+    if (!(frag_hits = malloc((size_t)(R ? R : 1) * sizeof *frag_hits))) {
+        cli_error(cmd, "out of memory");
+        goto done;
+    }
     int io_threads = threads > 1 ? threads : 0;
     if (sbf_seqfile_open(in1, io_threads, &f1) != SBF_OK || (in2 && sbf_seqfile_open(in2, io_threads, &f2) != SBF_OK)) {
         cli_error(cmd, "%s", sbf_last_error());
@@ -214,14 +220,10 @@ int main_query(int argc, char **argv)
         }
         for (size_t i = 0; i < n; i += (size_t)per) {
             const kstring_t *name = &b.recs[i].name;
-            uint64_t kmers = b.kmers[i] + (per == 2 ? b.kmers[i + 1] : 0);
-            fprintf(fp, "%.*s\t%llu", (int)(per == 2 ? base_name_len(name) : name->l), name->s, (unsigned long long)kmers);
-            for (int t = 0; t < R; ++t) {
-                uint64_t h = b.hits[i * (size_t)R + (size_t)t];
-                if (per == 2)
-                    h += b.hits[(i + 1) * (size_t)R + (size_t)t];
-                fprintf(fp, "\t%llu", (unsigned long long)h);
-            }
+            uint32_t kmers = sbf_fragment_sum(R, per, NULL, i, b.kmers, b.hits, frag_hits);
+            fprintf(fp, "%.*s\t%u", (int)(per == 2 ? base_name_len(name) : name->l), name->s, kmers);
+            for (int t = 0; t < R; ++t)
+                fprintf(fp, "\t%u", frag_hits[t]);
             fputc('\n', fp);
         }
         if (ferror(fp))
@@ -235,6 +237,7 @@ done:
         status = 1;
     }
     batch_free(&b);
+    free(frag_hits);
     sbf_index_destroy(idx);
     return status;
 }

@@ -6,6 +6,7 @@
 
 #include "sbf.h"
 #include "sbf_summary.h"
+#include "../filters/sbf_classify.h"
 
 static void html_text(FILE *fp, const char *v)
 {
@@ -157,7 +158,7 @@ void summary_write_html(const screen_summary_t *s, FILE *fp)
     if (s->inputs[1])
         row(fp, "input (mates 2)", s->inputs[1]);
     row(fp, "engine", s->engine);
-    snprintf(buf, sizeof buf, "min score %g, min hits %u, margin %g", s->min_score, s->min_hits, s->margin);
+    sbf_classify_opt_describe(s->rule, buf, sizeof buf);
     row(fp, "scoring", buf);
     snprintf(buf, sizeof buf, "%llu %s, %llu reads, %llu bases", (unsigned long long)s->frags, s->unit,
              (unsigned long long)s->reads_in, (unsigned long long)s->bases_in);

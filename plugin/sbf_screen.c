@@ -48,7 +48,7 @@ void screen_opt_init(screen_opt_t *o, const char *cmd, screen_mode_t mode)
     memcpy(o->tags.category, "sb", 2);
     memcpy(o->tags.score, "ss", 2);
     memcpy(o->tags.hits, "sh", 2);
-    sbf_score_opt_init(&o->score);
+    sbf_classify_opt_init(&o->score);
     o->threads = 1;
     o->batch_bases = 0;   /* the engine's default */
     o->gpus = CLI_GPUS_AUTO;
@@ -78,7 +78,18 @@ int screen_parse_common(screen_opt_t *o, int c, const char *arg)
     case 'T': o->reference = arg; break;
     case '@': bad = cli_int(cmd, "-@", arg, 1, 1024, &o->threads); break;
     case 'K': bad = cli_size(cmd, "-K", arg, &o->batch_bases); if (!bad && !o->batch_bases) o->batch_bases = 1; break;
-    case 's': bad = cli_double(cmd, "-s", arg, 0, 1, &o->score.min_score); break;
+    case 's': bad = cli_double(cmd, "-s", arg, 0, 1e6, &o->score.min_score); break;
+    case OPT_MIN_FRACTION: bad = cli_double(cmd, "--min-fraction", arg, 0, 1, &o->score.min_fraction); break;
+    case OPT_MASK_LOWCOMP: {
+        int v;
+        bad = cli_int(cmd, "--mask-lowcomp", arg, 0, 1 << 30, &v);
+        if (!bad && v > 0 && v < 2 * SBF_LOWCOMP_MAX_PERIOD) {
+            cli_error(cmd, "--mask-lowcomp %d: 0 (no mask) or at least %d bases", v, 2 * SBF_LOWCOMP_MAX_PERIOD);
+            bad = 1;
+        }
+        o->score.mask_lowcomp = (unsigned)v;
+        break;
+    }
     case OPT_MIN_HITS: {
         int v;
         bad = cli_int(cmd, "--min-hits", arg, 1, 1 << 30, &v);
@@ -115,10 +126,16 @@ void screen_usage_common(FILE *fp)
             "  -T, --reference FA   reference of CRAM input and output\n"
             "  -x, --index FILE     index built by 'sbf build' (required; repeat -x to screen against\n"
             "                       several indexes at once: their targets side by side, same k)\n"
-            "Scoring (a pair is one fragment: both mates' k-mers count, both get one category):\n"
-            "  -s, --min-score F    least fraction of a fragment's k-mers found in a target [%.2f]\n"
+            "Scoring (a pair is one fragment: both mates' k-mers count, both get one category). A\n"
+            "target's score is -log10 of the chance that its hits come from false positives alone,\n"
+            "given the read's k-mers and the target's false-positive rate (doc/ACCURACY.md):\n"
+            "  -s, --min-score F    least score of a target [%g]\n"
             "      --min-hits N     least number of k-mers found in a target [%d]\n"
-            "      --margin F       targets within F of the best score are tied: 'multi' [%.2f]\n"
+            "      --min-fraction F least fraction of the fragment's k-mers found in a target [0]\n"
+            "      --margin F       passing targets with at least (1-F) x the best target's hits\n"
+            "                       are tied: 'multi' [%g]\n"
+            "      --mask-lowcomp N mask stretches of N or more bases that repeat with a period of\n"
+            "                       1-%d (poly-G, (AC)n...) before scoring; 0: off [%d]\n"
             "Output:\n"
             "  -O, --output-fmt F   sam, bam, cram, fastq, fasta, or fastq.gz/fasta.gz/sam.gz (BGZF),\n"
             "                       then ',level=N' [from the file name; else like the input]\n"
@@ -140,7 +157,8 @@ void screen_usage_common(FILE *fp)
             "      --stats          where the time went (reading, GPU busy share, waiting for the\n"
             "                          engine, writing) and peak memory, on stderr\n"
             "  -h, --help           this help\n",
-            SBF_DEFAULT_MIN_SCORE, SBF_DEFAULT_MIN_HITS, SBF_DEFAULT_MARGIN, DEFAULT_BATCH_BASES >> 20,
+            SBF_DEFAULT_MIN_SCORE, SBF_DEFAULT_MIN_HITS, SBF_DEFAULT_MARGIN, SBF_LOWCOMP_MAX_PERIOD,
+            SBF_DEFAULT_MASK_LOWCOMP, DEFAULT_BATCH_BASES >> 20,
             DEFAULT_GPU_BATCH_BASES >> 20);
 }
 
@@ -168,6 +186,9 @@ typedef struct {
     uint32_t *kmers, *hits;   /* per read */
     uint32_t *kmers2, *hits2; /* FASTA/FASTQ results of a mixed batch */
     uint32_t *hits3;          /* one index's hits, with several index files */
+    sbf_lowcomp_batch_t mask_text, mask_sam;   /* the reads with low complexity masked: */
+    const char *const *qseqs;                  /* the views the engine queries */
+    const uint8_t *const *qpacked;
     size_t n_text, n_sam;     /* reads queried as text and as 4-bit codes */
     size_t *rlen;             /* per read: bases (so scoring need not touch the records again) */
     /* filled by the engine worker that has the batch, merged in input order on delivery */
@@ -212,6 +233,7 @@ typedef struct {
     uint64_t batch_bases;     /* -K, or the engine's default */
     int null_engine;          /* SBF_NULL_ENGINE: queries skipped, to measure the pipeline's I/O */
     screen_summary_t sum;
+    sbf_scorer_t scorer;      /* the rule, bound to every index's targets */
     uint8_t *passing;
     /* the first failure of any stage */
     pthread_mutex_t err_lock;
@@ -295,6 +317,8 @@ static void job_free(job_t *j)
     free(j->hits2);
     free(j->hits3);
     free(j->rlen);
+    sbf_lowcomp_batch_free(&j->mask_text);
+    sbf_lowcomp_batch_free(&j->mask_sam);
     summary_free(&j->part);
     free(j->passing);
     for (int o = 0; j->enc && o < j->n_enc; ++o)
@@ -357,12 +381,12 @@ static int query_index(const screen_t *s, const sbf_index_t *idx, int slot, job_
     const size_t n_text = j->n_text, n_sam = j->n_sam;
     int threads = s->o->threads;
     if (n_sam == b->n_reads)
-        return sbf_engine_query(idx, slot, n_sam, NULL, j->packed, j->plens, j->kmers, hits, threads);
+        return sbf_engine_query(idx, slot, n_sam, NULL, j->qpacked, j->plens, j->kmers, hits, threads);
     if (n_text == b->n_reads)
-        return sbf_engine_query(idx, slot, n_text, j->seqs, NULL, j->lens, j->kmers, hits, threads);
+        return sbf_engine_query(idx, slot, n_text, j->qseqs, NULL, j->lens, j->kmers, hits, threads);
     int rc;
-    if ((rc = sbf_engine_query(idx, slot, n_text, j->seqs, NULL, j->lens, j->kmers2, j->hits2, threads)) != SBFI_OK ||
-        (rc = sbf_engine_query(idx, slot, n_sam, NULL, j->packed, j->plens, j->kmers, hits, threads)) != SBFI_OK)
+    if ((rc = sbf_engine_query(idx, slot, n_text, j->qseqs, NULL, j->lens, j->kmers2, j->hits2, threads)) != SBFI_OK ||
+        (rc = sbf_engine_query(idx, slot, n_sam, NULL, j->qpacked, j->plens, j->kmers, hits, threads)) != SBFI_OK)
         return rc;
     /* scatter from the back so the SAM results, in place, are read before being overwritten */
     for (size_t q = n_sam; q-- > 0;) {
@@ -391,6 +415,7 @@ static int job_counts_reset(const screen_t *s, job_t *j)
     if (!j->passing && !(j->passing = calloc(R + 1, 1)))
         return -1;
     j->part.frags = j->part.reads_in = j->part.bases_in = j->part.extras = j->part.no_kmer = 0;
+    j->part.masked_reads = j->part.masked_bases = 0;
     memset(j->part.cat, 0, (R + 2) * sizeof *j->part.cat);
     memset(j->part.hits, 0, (R + 1) * sizeof *j->part.hits);
     memset(j->part.shared, 0, (R + 1) * sizeof *j->part.shared);
@@ -411,6 +436,8 @@ static void merge_counts(screen_t *s, const job_t *j)
     sum->bases_in += p->bases_in;
     sum->extras += p->extras;
     sum->no_kmer += p->no_kmer;
+    sum->masked_reads += p->masked_reads;
+    sum->masked_bases += p->masked_bases;
     for (size_t c = 0; c < R + 2; ++c)
         sum->cat[c] += p->cat[c];
     for (size_t t = 0; t < R; ++t) {
@@ -485,6 +512,17 @@ static int query_job(screen_t *s, job_t *j, int slot)
         memset(j->hits, 0, j->batch.n_reads * (size_t)R * sizeof *j->hits);
         return SBFI_OK;
     }
+    /* low-complexity stretches masked once for every index */
+    const char *const *no_text;
+    const uint8_t *const *no_sam;
+    const unsigned mask = s->o->score.mask_lowcomp;
+    int rc = sbf_lowcomp_batch(&j->mask_text, mask, j->n_text, j->seqs, NULL, j->lens, &j->qseqs, &no_sam);
+    if (rc == SBFI_OK)
+        rc = sbf_lowcomp_batch(&j->mask_sam, mask, j->n_sam, NULL, j->packed, j->plens, &no_text, &j->qpacked);
+    if (rc != SBFI_OK)
+        return rc;
+    j->part.masked_reads = j->mask_text.masked_reads + j->mask_sam.masked_reads;
+    j->part.masked_bases = j->mask_text.masked_bases + j->mask_sam.masked_bases;
     if (s->n_idx == 1)
         return query_index(s, s->idx[0], slot, j, j->hits, R);
     /* several index files: each one's hits side by side, in the order given */
@@ -508,24 +546,14 @@ static int score_job(screen_t *s, job_t *j)
     uint8_t *passing = j->passing;
     for (size_t f = 0; f < b->n_frags; ++f) {
         const sbf_frag_t *fr = &b->frags[f];
-        uint32_t *h = j->fhits + f * (size_t)R, kmers = 0;
-        memset(h, 0, (size_t)R * sizeof *h);
-        for (uint32_t m = 0; m < fr->n; ++m) {
-            size_t i = fr->read[m];
-            kmers += j->kmers[i];
-            for (int t = 0; t < R; ++t)
-                h[t] += j->hits[i * (size_t)R + (size_t)t];
-            sum->bases_in += j->rlen[i];
-        }
-        double score;
-        int cat;
-        if (fr->n == 2 && s->o->pair_rule) {
-            size_t i1 = fr->read[0], i2 = fr->read[1];
-            cat = sbf_classify_mates(&s->o->score, R, s->o->pair_rule, j->kmers[i1], j->hits + i1 * (size_t)R,
-                                     j->kmers[i2], j->hits + i2 * (size_t)R, &score, passing);
-        } else {
-            cat = sbf_classify_fragment(&s->o->score, R, kmers, h, &score, passing);
-        }
+        uint32_t *h = j->fhits + f * (size_t)R;
+        sbf_frag_result_t res;
+        sbf_score_fragment(&s->scorer, (int)fr->n, fr->read, 0, j->kmers, j->hits, h, passing, &res);
+        for (uint32_t m = 0; m < fr->n; ++m)
+            sum->bases_in += j->rlen[fr->read[m]];
+        const int cat = res.category;
+        const uint32_t kmers = res.kmers;
+        const double score = res.score;
         j->cat[f] = cat;
         j->score[f] = (float)score;
         if (kmers)
@@ -724,6 +752,23 @@ static int load_indexes(screen_t *s)
         }
         s->first_target[x] = s->R;
         s->R += sbf_index_n_targets(s->idx[x]);
+    }
+    return 0;
+}
+
+/* The rule bound to every target of every index: their false-positive rates and clumps. */
+static int setup_scorer(screen_t *s)
+{
+    double *fpr = malloc(2 * (size_t)(s->R ? s->R : 1) * sizeof *fpr), *clump = fpr + s->R;
+    int rc = fpr ? SBF_OK : SBF_E_NOMEM;
+    for (int x = 0; rc == SBF_OK && x < s->n_idx; ++x)
+        sbf_engine_chance(s->idx[x], fpr + s->first_target[x], clump + s->first_target[x]);
+    if (rc == SBF_OK && (rc = sbf_classify_opt_check(&s->o->score)) == SBF_OK)
+        rc = sbf_scorer_init(&s->scorer, &s->o->score, s->R, fpr, clump);
+    free(fpr);
+    if (rc != SBF_OK) {
+        cli_error(s->o->cmd, rc == SBF_E_NOMEM ? "out of memory" : "%s", sbf_last_error());
+        return -1;
     }
     return 0;
 }
@@ -1011,11 +1056,11 @@ int screen_run(const screen_opt_t *o)
         sbf_opt_t p;
         sbf_index_params(s.idx[0], &p);
         adjusted = *o;
-        adjusted.score.min_score = 0;
+        adjusted.score.min_fraction = 0;
         adjusted.score.min_hits = o->min_match_bases > p.k ? (uint32_t)(o->min_match_bases - p.k + 1) : 1;
         s.o = o = &adjusted;
     }
-    if (setup_categories(&s) < 0 || setup_selection(&s) < 0 || summary_alloc(&s.sum, s.R) < 0)
+    if (setup_scorer(&s) < 0 || setup_categories(&s) < 0 || setup_selection(&s) < 0 || summary_alloc(&s.sum, s.R) < 0)
         goto done;
     int dev[SBF_MAX_GPUS], n_gpus = cli_gpu_resolve(o->cmd, &o->gpus, dev);
     s.batch_bases = o->batch_bases ? o->batch_bases : n_gpus > 0 ? DEFAULT_GPU_BATCH_BASES : DEFAULT_BATCH_BASES;
@@ -1132,9 +1177,7 @@ join:
     s.sum.inputs[0] = o->in[0];
     s.sum.inputs[1] = o->in[1];
     s.sum.names = (const char *const *)s.names;
-    s.sum.min_score = o->score.min_score;
-    s.sum.min_hits = o->score.min_hits;
-    s.sum.margin = o->score.margin;
+    s.sum.rule = &o->score;
     /* The summaries first (a full disk shows here), then every output renamed into place. */
     if (tsv.fp) {
         summary_write_tsv(&s.sum, tsv.fp);
@@ -1207,6 +1250,7 @@ done:
     free(s.file_names);
     free(s.selected);
     free(s.passing);
+    sbf_scorer_free(&s.scorer);
     summary_free(&s.sum);
     for (int x = 0; x < s.n_idx; ++x)
         sbf_index_destroy(s.idx[x]);

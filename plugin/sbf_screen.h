@@ -9,6 +9,7 @@
 
 #include "../bam/sbf_writer.h"
 #include "../filters/sbf_classify.h"
+#include "../filters/sbf_lowcomp.h"
 #include "sbf_cli.h"
 
 typedef enum {
@@ -27,8 +28,7 @@ typedef struct {
     int n_indexes;
     const char *multi_name, *none_name;   /* category names ["multi", "none"] */
     int no_tags;                /* split mode: records out unchanged */
-    long min_match_bases;       /* > 0: min-hits = this - k + 1, min-score 0 (categorize -s N) */
-    int pair_rule;              /* 0: a pair is one fragment; SBF_PAIRS_BOTH / _EITHER: BioBloom's */
+    long min_match_bases;       /* > 0: min-hits = this - k + 1, min-fraction 0 (categorize -s N) */
     const char *in[2];          /* in[1]: second mate file, or NULL */
     int interleaved;
     screen_mode_t mode;
@@ -40,7 +40,7 @@ typedef struct {
     int write_index;
     const char *pg_cmdline;     /* NULL with --no-PG */
     sbf_tagnames_t tags;
-    sbf_score_opt_t score;
+    sbf_classify_opt_t score;   /* the rule (mates: BioBloom's pair rules for categorize) */
     const char *select;         /* filter: --remove/--keep target list (NULL: all targets) */
     int keep;                   /* filter: the list names targets to keep, not remove */
     int invert;                 /* filter: write the other reads */
@@ -65,7 +65,8 @@ extern const char screen_common_short[];
         {"output-fmt", required_argument, NULL, 'O'}, {"reference", required_argument, NULL, 'T'},     \
         {"threads", required_argument, NULL, '@'}, {"batch", required_argument, NULL, 'K'},            \
         {"min-score", required_argument, NULL, 's'}, {"min-hits", required_argument, NULL, OPT_MIN_HITS}, \
-        {"margin", required_argument, NULL, OPT_MARGIN}, {"interleaved", no_argument, NULL, OPT_INTERLEAVED}, \
+        {"margin", required_argument, NULL, OPT_MARGIN}, {"min-fraction", required_argument, NULL, OPT_MIN_FRACTION}, \
+        {"mask-lowcomp", required_argument, NULL, OPT_MASK_LOWCOMP}, {"interleaved", no_argument, NULL, OPT_INTERLEAVED}, \
         {"gpu", required_argument, NULL, OPT_GPU}, {"summary", required_argument, NULL, OPT_SUMMARY},  \
         {"json", required_argument, NULL, OPT_JSON}, {"progress", no_argument, NULL, OPT_PROGRESS},    \
         {"report", required_argument, NULL, OPT_REPORT},                                               \

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "sbf_summary.h"
+#include "../filters/sbf_classify.h"
 
 int summary_alloc(screen_summary_t *s, int n_targets)
 {
@@ -76,8 +77,13 @@ void summary_write_json(const screen_summary_t *s, FILE *fp)
     }
     fprintf(fp, "],\n  \"engine\": ");
     json_string(fp, s->engine);
-    fprintf(fp, ",\n  \"min_score\": %g,\n  \"min_hits\": %u,\n  \"margin\": %g,\n", s->min_score, s->min_hits,
-            s->margin);
+    const sbf_classify_opt_t *r = s->rule;
+    fprintf(fp, ",\n  \"scoring\": {\"rule\": \"%s\", \"min_score\": %g, \"min_hits\": %u, \"min_fraction\": %g, "
+            "\"margin\": %g, \"mask_lowcomp\": %u, \"mates\": \"%s\"},\n",
+            r->min_score > 0 ? "calibrated" : "fraction", r->min_score, r->min_hits, r->min_fraction, r->margin,
+            r->mask_lowcomp, sbf_mates_name(r->mates));
+    fprintf(fp, "  \"masked\": {\"reads\": %llu, \"bases\": %llu},\n", (unsigned long long)s->masked_reads,
+            (unsigned long long)s->masked_bases);
     fprintf(fp, "  \"unit\": \"%s\",\n", s->unit);
     for (int io = 0; io < 2; ++io) {
         uint64_t frags = io ? s->frags_out : s->frags, reads = io ? s->reads_out : s->reads_in;
@@ -121,6 +127,12 @@ void summary_print(const screen_summary_t *s, FILE *fp)
             fprintf(fp, "  (%llu without a valid k-mer)", (unsigned long long)s->no_kmer);
         fputc('\n', fp);
     }
+    char rule[256];
+    sbf_classify_opt_describe(s->rule, rule, sizeof rule);
+    fprintf(fp, "  scoring: %s\n", rule);
+    if (s->masked_reads)
+        fprintf(fp, "  low complexity: %llu reads had %llu bases masked\n", (unsigned long long)s->masked_reads,
+                (unsigned long long)s->masked_bases);
     if (!strcmp(s->mode, "filter"))
         fprintf(fp, "  written: %llu of %llu %s\n", (unsigned long long)s->frags_out, (unsigned long long)s->frags,
                 s->unit);

@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "sbf.h"
+
 typedef struct {
     const char *cmd;              /* "classify" or "filter" */
     const char *mode;             /* "tag", "split" or "filter" */
@@ -17,12 +19,12 @@ typedef struct {
     const char *inputs[2];
     int n_targets;
     const char *const *names;     /* n_targets + 2 category names: targets, multi, none */
-    double min_score, margin;
-    uint32_t min_hits;
+    const sbf_classify_opt_t *rule;   /* the scoring rule and its thresholds */
     /* counted by the classifier */
     uint64_t frags, reads_in, bases_in;
     uint64_t extras;              /* secondary/supplementary records: not classified */
     uint64_t no_kmer;             /* fragments without a valid k-mer (counted in none too) */
+    uint64_t masked_reads, masked_bases;   /* reads with low-complexity stretches masked, and their bases */
     uint64_t *cat;                /* n_targets + 2: fragments per category */
     uint64_t *hits, *shared;      /* per target: fragments passing it; of those, also passing another */
     uint64_t *score_hist;         /* per target, SUMMARY_BINS bins of h_t / n (fragments with k-mers) */

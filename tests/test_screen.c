@@ -5,105 +5,444 @@
 #include "../bam/sbf_batch.h"
 #include "../bam/sbf_writer.h"
 #include "../filters/sbf_classify.h"
+#include "../filters/sbf_error.h"
+#include "../filters/sbf_lowcomp.h"
 
-static sbf_score_opt_t opts(double min_score, uint32_t min_hits, double margin)
+#include <ctype.h>
+#include <math.h>
+
+/* A rule over n targets of the given false-positive rates, clump chance 0.6. */
+static sbf_scorer_t scorer(const sbf_classify_opt_t *o, int n, const double *fpr)
 {
-    sbf_score_opt_t o = {.min_score = min_score, .min_hits = min_hits, .margin = margin};
-    return o;
+    sbf_scorer_t s;
+    const double clump[4] = {0.6, 0.6, 0.6, 0.6};
+    assert_int_equal(sbf_classify_opt_check(o), SBF_OK);
+    assert_int_equal(sbf_scorer_init(&s, o, n, fpr, clump), SBFI_OK);
+    return s;
+}
+
+/* One read (no mate) with `kmers` k-mers and hits[0..R). */
+static sbf_frag_result_t one(const sbf_scorer_t *s, uint32_t kmers, const uint32_t *hits, uint8_t *passing)
+{
+    uint32_t frag[8];
+    sbf_frag_result_t r;
+    sbf_score_fragment(s, 1, NULL, 0, &kmers, hits, frag, passing, &r);
+    assert_int_equal(r.kmers, kmers);
+    for (int t = 0; t < s->n_targets; ++t)
+        assert_int_equal(frag[t], hits[t]);
+    return r;
 }
 
 static void test_defaults(void **state)
 {
     (void)state;
-    sbf_score_opt_t o;
-    sbf_score_opt_init(&o);
+    sbf_classify_opt_t o;
+    sbf_classify_opt_init(&o);
     assert_true(o.min_score == SBF_DEFAULT_MIN_SCORE);
     assert_int_equal(o.min_hits, SBF_DEFAULT_MIN_HITS);
+    assert_true(o.min_fraction == 0);
     assert_true(o.margin == SBF_DEFAULT_MARGIN);
+    assert_int_equal(o.mask_lowcomp, SBF_DEFAULT_MASK_LOWCOMP);
+    assert_int_equal(o.mates, SBF_MATES_SUMMED);
+    assert_int_equal(sbf_classify_opt_check(&o), SBF_OK);
+    o.margin = 1.5;
+    assert_int_equal(sbf_classify_opt_check(&o), SBF_E_PARAM);
+    assert_non_null(strstr(sbf_error_message(), "margin"));
+    sbf_classify_opt_init(&o);
+    o.min_hits = 0;
+    assert_int_equal(sbf_classify_opt_check(&o), SBF_E_PARAM);
+    assert_non_null(strstr(sbf_error_message(), "min_hits"));
+    sbf_classify_opt_init(&o);
+    o.mask_lowcomp = 5;   /* shorter than two periods */
+    assert_int_equal(sbf_classify_opt_check(&o), SBF_E_PARAM);
+    sbf_classify_opt_init(&o);
+    o.mates = 7;
+    assert_int_equal(sbf_classify_opt_check(&o), SBF_E_PARAM);
+}
+
+/* The calibrated score against values computed independently: the Polya-Aeppli probabilities
+ * by their recursion in 200-digit decimal arithmetic (Python's decimal module), lambda = n x fpr
+ * x (1 - 0.6), clump continuation 0.6; one target (with R targets the score is lower by
+ * log10 R). */
+static void test_score_values(void **state)
+{
+    (void)state;
+    sbf_classify_opt_t o;
+    sbf_classify_opt_init(&o);
+    const double fpr = 6.2e-6;
+    sbf_scorer_t s = scorer(&o, 1, &fpr);
+    static const struct {
+        uint32_t n, h;
+        double want;
+    } v[] = {{240, 1, 3.2254663170893885},   {240, 2, 3.4472289197726522},   {240, 10, 5.2213299461408855},
+             {240, 50, 14.09184052440838},   {240, 120, 29.6152557101369},   {240, 240, 56.226887821267404}};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; ++i)
+        assert_true(fabs(sbf_score_hits(&s, 0, v[i].n, v[i].h) - v[i].want) < 1e-6 * v[i].want);
+    assert_true(sbf_score_hits(&s, 0, 240, 0) == 0);
+    /* more hits: higher; more k-mers for the same hits: lower; a huge h stays finite */
+    double prev = 0;
+    for (uint32_t h = 1; h < 3000; h += 7) {
+        double sc = sbf_score_hits(&s, 0, 1000000, h);
+        assert_true(sc >= prev && isfinite(sc));
+        prev = sc;
+    }
+    assert_true(sbf_score_hits(&s, 0, 1000000, 10) < sbf_score_hits(&s, 0, 1000, 10));
+    assert_true(isfinite(sbf_score_hits(&s, 0, 4000000, 4000000)));
+    sbf_scorer_free(&s);
+    const double fpr4[4] = {fpr, fpr, fpr, fpr};
+    s = scorer(&o, 4, fpr4);   /* a panel of 4: each chance counts 4 times */
+    assert_true(fabs(sbf_score_hits(&s, 2, 240, 10) - (5.2213299461408855 - log10(4))) < 1e-6);
+    sbf_scorer_free(&s);
 }
 
 static void test_best_target(void **state)
 {
     (void)state;
-    sbf_score_opt_t o = opts(0.25, 3, 0.05);
+    sbf_classify_opt_t o;
+    sbf_classify_opt_init(&o);
+    const double fpr[3] = {6e-6, 6e-6, 6e-6};
+    sbf_scorer_t s = scorer(&o, 3, fpr);
     uint32_t hits[3] = {10, 60, 5};
     uint8_t passing[3];
-    double score;
-    assert_int_equal(sbf_classify_fragment(&o, 3, 100, hits, &score, passing), 1);
-    assert_true(score == 0.6);
+    sbf_frag_result_t r = one(&s, 100, hits, passing);
+    assert_int_equal(r.category, 1);
+    assert_true(fabs(r.score - sbf_score_hits(&s, 1, 100, 60)) < 1e-3);
     assert_int_equal(passing[0], 0);
     assert_int_equal(passing[1], 1);
     assert_int_equal(passing[2], 0);
+    sbf_scorer_free(&s);
+}
+
+/* A target whose filter is over-full (a high false-positive rate) does not win with hits that
+ * chance explains, against a target with fewer but certain hits. */
+static void test_fpr_decides(void **state)
+{
+    (void)state;
+    sbf_classify_opt_t o;
+    sbf_classify_opt_init(&o);
+    const double fpr[2] = {1e-2, 6e-6};
+    sbf_scorer_t s = scorer(&o, 2, fpr);
+    uint32_t hits[2] = {30, 12};   /* of 2000 k-mers: 30 is what 1% false positives give */
+    assert_true(sbf_score_hits(&s, 0, 2000, 30) < o.min_score);
+    assert_int_equal(one(&s, 2000, hits, NULL).category, 1);
+    sbf_scorer_free(&s);
 }
 
 static void test_thresholds(void **state)
 {
     (void)state;
-    double score;
+    sbf_classify_opt_t o;
+    sbf_classify_opt_init(&o);
+    o.min_score = 0;
+    o.min_hits = 3;
+    o.min_fraction = 0.25;
+    const double fpr[2] = {6e-6, 6e-6};
+    sbf_scorer_t s = scorer(&o, 2, fpr);
     uint32_t hits[2] = {24, 0};
-    sbf_score_opt_t o = opts(0.25, 3, 0.05);
-    assert_int_equal(sbf_classify_fragment(&o, 2, 100, hits, &score, NULL), SBF_CAT_NONE);   /* 0.24 < 0.25 */
+    assert_int_equal(one(&s, 100, hits, NULL).category, SBF_CAT_NONE);   /* 0.24 < 0.25 */
     hits[0] = 25;
-    assert_int_equal(sbf_classify_fragment(&o, 2, 100, hits, &score, NULL), 0);              /* exactly 0.25 */
+    assert_int_equal(one(&s, 100, hits, NULL).category, 0);              /* exactly 0.25 */
     uint32_t few[2] = {2, 0};
-    assert_int_equal(sbf_classify_fragment(&o, 2, 4, few, &score, NULL), SBF_CAT_NONE);      /* 0.5 but 2 hits */
+    assert_int_equal(one(&s, 4, few, NULL).category, SBF_CAT_NONE);      /* 0.5 but 2 hits */
+    sbf_scorer_free(&s);
     o.min_hits = 2;
-    assert_int_equal(sbf_classify_fragment(&o, 2, 4, few, &score, NULL), 0);
+    s = scorer(&o, 2, fpr);
+    assert_int_equal(one(&s, 4, few, NULL).category, 0);
+    sbf_scorer_free(&s);
+    /* the score threshold: the hits a 150 bp read (120 k-mers) needs at a score of 4 */
+    sbf_classify_opt_init(&o);
+    s = scorer(&o, 2, fpr);
+    uint32_t h = 1;
+    while (sbf_score_hits(&s, 0, 120, h) < o.min_score)
+        ++h;
+    hits[0] = h;
+    assert_int_equal(one(&s, 120, hits, NULL).category, 0);
+    hits[0] = h - 1;
+    assert_int_equal(one(&s, 120, hits, NULL).category, SBF_CAT_NONE);
+    /* and the same hits among a million k-mers are chance */
+    hits[0] = h;
+    assert_int_equal(one(&s, 1000000, hits, NULL).category, SBF_CAT_NONE);
+    sbf_scorer_free(&s);
 }
 
 static void test_multi_and_margin(void **state)
 {
     (void)state;
-    double score;
+    sbf_classify_opt_t o;
+    sbf_classify_opt_init(&o);
+    o.margin = 0.1;
+    const double fpr[3] = {6e-6, 6e-6, 6e-6};
+    sbf_scorer_t s = scorer(&o, 3, fpr);
     uint8_t passing[3];
-    sbf_score_opt_t o = opts(0.25, 3, 0.05);
-    uint32_t hits[3] = {90, 86, 40};   /* 0.90 and 0.86: within 0.05 */
-    assert_int_equal(sbf_classify_fragment(&o, 3, 100, hits, &score, passing), SBF_CAT_MULTI);
+    uint32_t hits[3] = {90, 82, 40};   /* 82 >= 0.9 x 90 */
+    assert_int_equal(one(&s, 100, hits, passing).category, SBF_CAT_MULTI);
     assert_int_equal(passing[0] + passing[1] + passing[2], 2);
     assert_int_equal(passing[2], 0);
-    hits[1] = 84;   /* 0.06 behind: the best wins alone */
-    assert_int_equal(sbf_classify_fragment(&o, 3, 100, hits, &score, passing), 0);
-    o.margin = 0.5;   /* a wide margin ties the third target too */
-    assert_int_equal(sbf_classify_fragment(&o, 3, 100, hits, &score, passing), SBF_CAT_MULTI);
+    hits[1] = 80;   /* below 0.9 x 90: the best wins alone */
+    assert_int_equal(one(&s, 100, hits, passing).category, 0);
+    sbf_scorer_free(&s);
+    o.margin = 0.6;   /* a wide margin ties the third target too (40 >= 0.4 x 90) */
+    s = scorer(&o, 3, fpr);
+    assert_int_equal(one(&s, 100, hits, passing).category, SBF_CAT_MULTI);
     assert_int_equal(passing[2], 1);
-    o.margin = 0;   /* equal scores are still a tie */
-    uint32_t eq[2] = {50, 50};
-    assert_int_equal(sbf_classify_fragment(&o, 2, 100, eq, &score, NULL), SBF_CAT_MULTI);
+    sbf_scorer_free(&s);
+    o.margin = 0;   /* equal hits are still a tie */
+    s = scorer(&o, 3, fpr);
+    uint32_t eq[3] = {50, 50, 0};
+    assert_int_equal(one(&s, 100, eq, NULL).category, SBF_CAT_MULTI);
+    sbf_scorer_free(&s);
+    /* a chimera: half the k-mers in each target is multi at the default margin */
+    sbf_classify_opt_init(&o);
+    s = scorer(&o, 3, fpr);
+    uint32_t chimera[3] = {2400, 1900, 3};
+    assert_int_equal(one(&s, 5000, chimera, passing).category, SBF_CAT_MULTI);
+    assert_true(passing[0] && passing[1] && !passing[2]);
+    sbf_scorer_free(&s);
 }
 
 static void test_no_kmer_and_no_target(void **state)
 {
     (void)state;
-    double score = 1;
+    sbf_classify_opt_t o;
+    sbf_classify_opt_init(&o);
+    const double fpr[1] = {6e-6};
+    sbf_scorer_t s = scorer(&o, 1, fpr);
     uint32_t hits[1] = {0};
-    sbf_score_opt_t o = opts(0.25, 3, 0.05);
-    assert_int_equal(sbf_classify_fragment(&o, 1, 0, hits, &score, NULL), SBF_CAT_NO_KMER);
-    assert_true(score == 0);
-    assert_int_equal(sbf_classify_fragment(&o, 0, 10, hits, &score, NULL), SBF_CAT_NONE);
+    sbf_frag_result_t r = one(&s, 0, hits, NULL);
+    assert_int_equal(r.category, SBF_CAT_NO_KMER);
+    assert_true(r.score == 0);
+    sbf_scorer_free(&s);
+    s = scorer(&o, 0, fpr);
+    assert_int_equal(one(&s, 10, hits, NULL).category, SBF_CAT_NONE);
+    sbf_scorer_free(&s);
+}
+
+/* Mates summed: a pair is one fragment; the reads may sit anywhere in the batch. */
+static void test_mates_summed(void **state)
+{
+    (void)state;
+    sbf_classify_opt_t o;
+    sbf_classify_opt_init(&o);
+    const double fpr[2] = {6e-6, 6e-6};
+    sbf_scorer_t s = scorer(&o, 2, fpr);
+    uint32_t kmers[3] = {120, 999, 100}, hits[6] = {3, 0, 7, 7, 4, 0}, frag[2];
+    const uint32_t read[2] = {0, 2};
+    sbf_frag_result_t r;
+    sbf_score_fragment(&s, 2, read, 0, kmers, hits, frag, NULL, &r);
+    assert_int_equal(r.kmers, 220);
+    assert_int_equal(frag[0], 7);
+    assert_int_equal(frag[1], 0);
+    assert_int_equal(r.category, 0);   /* 7 hits among 220 pass; 3 among 120 alone do not */
+    assert_int_equal(one(&s, 120, hits, NULL).category, SBF_CAT_NONE);
+    assert_int_equal(sbf_fragment_sum(2, 2, NULL, 1, kmers, hits, frag), 1099);   /* reads 1 and 2 */
+    assert_int_equal(frag[0], 11);
+    sbf_scorer_free(&s);
 }
 
 static void test_mates_rules(void **state)
 {
     (void)state;
-    double score;
+    sbf_classify_opt_t o;   /* categorize's defaults without -b */
+    sbf_classify_opt_init(&o);
+    o.min_score = 0;
+    o.min_hits = 3;
+    o.min_fraction = 0.15;
+    o.margin = 1.0;
+    o.mates = SBF_MATES_BOTH;
+    const double fpr[2] = {6e-6, 6e-6};
+    sbf_scorer_t both = scorer(&o, 2, fpr);
+    o.mates = SBF_MATES_EITHER;
+    sbf_scorer_t either = scorer(&o, 2, fpr);
     uint8_t passing[2];
-    sbf_score_opt_t o = opts(0.15, 3, 1.0);   /* categorize's defaults without -b */
-    uint32_t m1[2] = {50, 0}, m2[2] = {10, 0};  /* target 0: mate 1 passes (0.5), mate 2 not (0.1) */
-    assert_int_equal(sbf_classify_mates(&o, 2, SBF_PAIRS_BOTH, 100, m1, 100, m2, &score, passing), SBF_CAT_NONE);
-    assert_int_equal(sbf_classify_mates(&o, 2, SBF_PAIRS_EITHER, 100, m1, 100, m2, &score, passing), 0);
-    assert_true(score == 0.5);   /* either: the higher mate score */
-    m2[0] = 20;
-    assert_int_equal(sbf_classify_mates(&o, 2, SBF_PAIRS_BOTH, 100, m1, 100, m2, &score, passing), 0);
-    assert_true(score == 0.2);   /* both: the lower mate score */
-    uint32_t a[2] = {90, 30}, b[2] = {80, 40};  /* both targets pass for both mates */
-    assert_int_equal(sbf_classify_mates(&o, 2, SBF_PAIRS_BOTH, 100, a, 100, b, &score, passing), SBF_CAT_MULTI);
+    uint32_t frag[2];
+    sbf_frag_result_t r;
+    /* target 0: mate 1 passes (0.5), mate 2 not (0.1) */
+    uint32_t kmers[2] = {100, 100}, h[4] = {50, 0, 10, 0};
+    sbf_score_fragment(&both, 2, NULL, 0, kmers, h, frag, passing, &r);
+    assert_int_equal(r.category, SBF_CAT_NONE);
+    sbf_score_fragment(&either, 2, NULL, 0, kmers, h, frag, passing, &r);
+    assert_int_equal(r.category, 0);
+    assert_true(fabs(r.score - sbf_score_hits(&either, 0, 100, 50)) < 1e-3);   /* the higher mate */
+    h[2] = 20;
+    sbf_score_fragment(&both, 2, NULL, 0, kmers, h, frag, passing, &r);
+    assert_int_equal(r.category, 0);
+    assert_true(fabs(r.score - sbf_score_hits(&both, 0, 100, 20)) < 1e-3);     /* the lower mate */
+    uint32_t ab[4] = {90, 30, 80, 40};   /* both targets pass for both mates */
+    sbf_score_fragment(&both, 2, NULL, 0, kmers, ab, frag, passing, &r);
+    assert_int_equal(r.category, SBF_CAT_MULTI);
     assert_true(passing[0] && passing[1]);
-    o.margin = 0;   /* -b: the best one */
-    assert_int_equal(sbf_classify_mates(&o, 2, SBF_PAIRS_BOTH, 100, a, 100, b, &score, passing), 0);
-    assert_int_equal(sbf_classify_mates(&o, 2, SBF_PAIRS_BOTH, 0, a, 0, b, &score, passing), SBF_CAT_NO_KMER);
+    uint32_t none[2] = {0, 0};
+    sbf_score_fragment(&both, 2, NULL, 0, none, ab, frag, passing, &r);
+    assert_int_equal(r.category, SBF_CAT_NO_KMER);
     /* a mate without k-mers fails "both" but not "either" */
-    assert_int_equal(sbf_classify_mates(&o, 2, SBF_PAIRS_BOTH, 100, a, 0, b, &score, passing), SBF_CAT_NONE);
-    assert_int_equal(sbf_classify_mates(&o, 2, SBF_PAIRS_EITHER, 100, a, 0, b, &score, passing), 0);
+    uint32_t one_mate[2] = {100, 0};
+    sbf_score_fragment(&both, 2, NULL, 0, one_mate, ab, frag, passing, &r);
+    assert_int_equal(r.category, SBF_CAT_NONE);
+    sbf_score_fragment(&either, 2, NULL, 0, one_mate, ab, frag, passing, &r);
+    assert_int_equal(r.category, SBF_CAT_MULTI);   /* mate 1 passes both targets (0.9 and 0.3) */
+    sbf_scorer_free(&both);
+    sbf_scorer_free(&either);
+    o.mates = SBF_MATES_BOTH;
+    o.margin = 0;   /* -b: the best one */
+    both = scorer(&o, 2, fpr);
+    sbf_score_fragment(&both, 2, NULL, 0, kmers, ab, frag, passing, &r);
+    assert_int_equal(r.category, 0);
+    sbf_scorer_free(&both);
+}
+
+/* ---- low-complexity masking (filters/sbf_lowcomp.c) ---- */
+
+/* The rule written plainly: base i is masked when some window [a, b) holding it, b - a >=
+ * min_len, has every base valid and equal to the one p later, for some p <= 6. */
+static int base_of(char c)
+{
+    const char *b = strchr("ACGT", toupper((unsigned char)c));
+    return c && b ? (int)(b - "ACGT") : 4;
+}
+
+static void naive_mask(const char *seq, size_t len, unsigned min_len, char *out)
+{
+    memcpy(out, seq, len);
+    for (unsigned p = 1; p <= SBF_LOWCOMP_MAX_PERIOD; ++p)
+        for (size_t a = 0; a + min_len <= len; ++a) {
+            size_t b = a;   /* the longest p-periodic stretch from a */
+            while (b + p < len && base_of(seq[b]) < 4 && base_of(seq[b]) == base_of(seq[b + p]))
+                ++b;
+            if (b > a && b - a + p >= min_len)
+                for (size_t i = a; i < b + p; ++i)
+                    out[i] = 'N';
+        }
+}
+
+static size_t mask_ascii(const char *seq, unsigned min_len, char *out)
+{
+    size_t len = strlen(seq);
+    size_t n = sbf_lowcomp_mask_ascii(seq, len, min_len, out);
+    if (n == 0)
+        memcpy(out, seq, len);
+    out[len] = 0;
+    return n;
+}
+
+static void test_lowcomp_cases(void **state)
+{
+    (void)state;
+    char seq[512], out[512], want[512];
+    const unsigned L = SBF_DEFAULT_MASK_LOWCOMP;
+    memset(seq, 'G', 150);
+    seq[150] = 0;
+    assert_int_equal(mask_ascii(seq, L, out), 150);
+    assert_int_equal(strspn(out, "N"), 150);
+    /* (AC)n, (AGG)n, a 6-base unit: masked; a 7-base unit: not */
+    const char *units[] = {"AC", "AGG", "TTAGGG", "ACGTTGA"};
+    for (int u = 0; u < 4; ++u) {
+        size_t ul = strlen(units[u]);
+        for (size_t i = 0; i < 120; ++i)
+            seq[i] = units[u][i % ul];
+        seq[120] = 0;
+        assert_int_equal(mask_ascii(seq, L, out), u < 3 ? 120 : 0);
+    }
+    /* a real read with a poly-G tail: the tail alone, exactly */
+    const char *head = "ACGTTGCATGCCTAGGATCCATGACTTGCAAGTCGATCGGATCTAAGCTTACGGATCATGCAA";
+    size_t hl = strlen(head);
+    memcpy(seq, head, hl);
+    memset(seq + hl, 'G', 40);
+    seq[hl + 40] = 0;
+    size_t n = mask_ascii(seq, L, out);
+    naive_mask(seq, hl + 40, L, want);
+    assert_memory_equal(out, want, hl + 40);
+    assert_true(n >= 40 && n <= 41);   /* the head's last base may be a G */
+    assert_memory_equal(out, head, hl - 1);
+    /* the length threshold: L-1 bases stay, L are masked; lower case counts as the same base */
+    memcpy(seq, head, 30);
+    memset(seq + 30, 'c', L - 1);   /* between two A's */
+    memcpy(seq + 30 + L - 1, head + 30, 30);
+    seq[60 + L - 1] = 0;
+    assert_int_equal(mask_ascii(seq, L, out), 0);
+    memcpy(seq + 30, "ccccccccccCCCCCCCCCCCCCCCCCCCCCC", L);
+    memcpy(seq + 30 + L, head + 30, 30);
+    seq[60 + L] = 0;
+    assert_int_equal(mask_ascii(seq, L, out), L);
+    /* an N breaks a stretch: two halves of 20 are each too short */
+    memset(seq, 'T', 41);
+    seq[20] = 'N';
+    seq[41] = 0;
+    assert_int_equal(mask_ascii(seq, L, out), 0);
+    assert_int_equal(mask_ascii(seq, 16, out), 40);   /* but long enough for a mask of 16 */
+    assert_int_equal(mask_ascii(seq, 0, out), 0);     /* 0: off */
+}
+
+/* Random reads with planted repeats of every period and length around the threshold, at every
+ * place (near the ends too): the fast path (64-bit candidate blocks) gives the plain rule's
+ * bytes, and the BAM 4-bit form masks the same bases. */
+static void test_lowcomp_random(void **state)
+{
+    (void)state;
+    uint64_t x = 42;
+    char seq[400], out[400], want[400];
+    uint8_t packed[200], pout[200], scratch[400];
+    size_t total = 0;
+    for (int iter = 0; iter < 20000; ++iter) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        size_t len = 20 + (x >> 33) % 300;
+        for (size_t i = 0; i < len; ++i) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            seq[i] = "ACGTACGTACGTACGN"[(x >> 40) & 15];
+        }
+        unsigned p = 1 + (unsigned)((x >> 20) % 7), rl = 14 + (unsigned)((x >> 10) % 30);
+        size_t at = (x >> 45) % len;
+        for (size_t i = at + p; i < at + rl && i < len; ++i)
+            seq[i] = seq[i - p] == 'N' ? 'A' : seq[i - p];
+        unsigned L = iter % 3 == 0 ? 16 : SBF_DEFAULT_MASK_LOWCOMP;
+        naive_mask(seq, len, L, want);
+        size_t n = sbf_lowcomp_mask_ascii(seq, len, L, out);
+        if (n == 0)
+            memcpy(out, seq, len);
+        assert_memory_equal(out, want, len);
+        total += n;
+        /* the same read as BAM holds it */
+        memset(packed, 0, sizeof packed);
+        for (size_t i = 0; i < len; ++i)
+            packed[i / 2] |= (uint8_t)(seq_nt16_table[(uint8_t)seq[i]] << ((~i & 1) * 4));
+        size_t m = sbf_lowcomp_mask_nt16(packed, len, L, scratch, pout);
+        assert_int_equal(m, n);
+        for (size_t i = 0; m && i < len; ++i)
+            assert_int_equal((pout[i / 2] >> ((~i & 1) * 4)) & 15, want[i] == 'N' ? 15 : seq_nt16_table[(uint8_t)seq[i]]);
+    }
+    assert_true(total > 10000);   /* the planted repeats were found */
+}
+
+/* The batch view: masked reads are copies, the others the caller's own pointers. */
+static void test_lowcomp_batch(void **state)
+{
+    (void)state;
+    char g[100], r[100];
+    memset(g, 'G', 99);
+    g[99] = 0;
+    uint64_t x = 7;
+    for (int i = 0; i < 99; ++i) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        r[i] = "ACGT"[x >> 62];
+    }
+    r[99] = 0;
+    const char *seqs[3] = {r, g, r};
+    size_t lens[3] = {99, 99, 99};
+    sbf_lowcomp_batch_t m = {0};
+    const char *const *view;
+    const uint8_t *const *pview;
+    assert_int_equal(sbf_lowcomp_batch(&m, 24, 3, seqs, NULL, lens, &view, &pview), SBFI_OK);
+    assert_int_equal(m.masked_reads, 1);
+    assert_int_equal(m.masked_bases, 99);
+    assert_ptr_equal(view[0], r);
+    assert_ptr_equal(view[2], r);
+    assert_ptr_not_equal(view[1], g);
+    assert_int_equal(strspn(view[1], "N"), 99);
+    assert_int_equal(g[0], 'G');   /* the caller's read is untouched */
+    assert_int_equal(sbf_lowcomp_batch(&m, 24, 1, seqs, NULL, lens, &view, &pview), SBFI_OK);
+    assert_ptr_equal(view, seqs);   /* nothing to mask: the input itself */
+    assert_int_equal(sbf_lowcomp_batch(&m, 0, 3, seqs, NULL, lens, &view, &pview), SBFI_OK);
+    assert_ptr_equal(view, seqs);
+    sbf_lowcomp_batch_free(&m);
 }
 
 static void test_outspec(void **state)
@@ -206,7 +545,10 @@ int main(void)
         cmocka_unit_test(test_defaults),         cmocka_unit_test(test_best_target),
         cmocka_unit_test(test_thresholds),       cmocka_unit_test(test_multi_and_margin),
         cmocka_unit_test(test_no_kmer_and_no_target), cmocka_unit_test(test_outspec),
-        cmocka_unit_test(test_mates_rules),
+        cmocka_unit_test(test_mates_rules),      cmocka_unit_test(test_score_values),
+        cmocka_unit_test(test_fpr_decides),      cmocka_unit_test(test_mates_summed),
+        cmocka_unit_test(test_lowcomp_cases),    cmocka_unit_test(test_lowcomp_random),
+        cmocka_unit_test(test_lowcomp_batch),
         cmocka_unit_test(test_mate_names),       cmocka_unit_test(test_safe_file_part),       cmocka_unit_test(test_pairing_by_flags),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);

@@ -10,9 +10,12 @@
 #include <string.h>
 
 #include "../../filters/sbf_classify.h"
+#include "../../filters/sbf_lowcomp.h"
 #include "sbf.h"
+#include "sbf_engine.h"
 
 static sbf_index_t *idx;
+static sbf_scorer_t scorer;
 static const int K = 31;
 
 static void setup(void)
@@ -36,6 +39,10 @@ static void setup(void)
             abort();
     }
     if (sbf_builder_finish(b, &idx) != SBF_OK)
+        abort();
+    sbf_classify_opt_t o;
+    sbf_classify_opt_init(&o);
+    if (sbf_engine_scorer(idx, &o, &scorer) != SBF_OK)
         abort();
 }
 
@@ -81,19 +88,36 @@ static void check_read(const char *s, size_t len)
     for (int t = 0; t < 2; ++t)
         if (hits[t] != hits[2 + t] || hits[t] != hits16[t] || hits[t] > naive)
             abort();
-    sbf_score_opt_t o;
-    sbf_score_opt_init(&o);
-    double score;
     uint8_t passing[2];
-    int cat = sbf_classify_fragment(&o, 2, naive, hits, &score, passing);
+    uint32_t frag[2];
+    sbf_frag_result_t res;
+    sbf_score_fragment(&scorer, 1, NULL, 0, kmers, hits, frag, passing, &res);
+    int cat = res.category;
+    double score = res.score;
     if (naive == 0 ? cat != SBF_CAT_NO_KMER : cat == SBF_CAT_NO_KMER)
         abort();
     if (cat >= 0 && (!passing[cat] || passing[!cat]))
         abort();
     if (cat == SBF_CAT_MULTI && !(passing[0] && passing[1]))
         abort();
-    if (score < 0 || score > 1)
+    if (!(score >= 0) || (cat >= 0 && score < scorer.opt.min_score))
         abort();
+    /* the low-complexity mask: the same bases masked in the text and the 4-bit form */
+    char *masked = malloc(len + 1);
+    uint8_t *scratch = malloc(len + 1), *pmasked = malloc(len / 2 + 1);
+    if (!masked || !scratch || !pmasked)
+        abort();
+    size_t m1 = sbf_lowcomp_mask_ascii(s, len, SBF_DEFAULT_MASK_LOWCOMP, masked);
+    size_t m2 = sbf_lowcomp_mask_nt16(packed, len, SBF_DEFAULT_MASK_LOWCOMP, scratch, pmasked);
+    if (m1 != m2 || m1 > len)
+        abort();
+    for (size_t i = 0; m1 && i < len; ++i)
+        if ((code4((unsigned char)masked[i]) == 4) != (((pmasked[i / 2] >> (i % 2 ? 0 : 4)) & 15) == 15) ||
+            (code4((unsigned char)masked[i]) < 4 && masked[i] != s[i]))
+            abort();
+    free(masked);
+    free(scratch);
+    free(pmasked);
     free(rc);
     free(packed);
 }
