@@ -7,14 +7,21 @@
 #include "../filters/sbf_error.h"
 #include "sbf_batch.h"
 
+/* Records of one mate file read past the end of the last batch: r[head .. end) wait. */
+typedef struct {
+    sbf_read_t *r;
+    size_t head, end, cap;
+} pending_t;
+
 struct sbf_input_s {
     sbf_reader_t *rd[2];
     sbf_pairing_t pairing;
     sbf_read_t held;     /* one record read past the end of the previous batch */
     int has_held;
     long long pairs;     /* pairs completed, for error messages */
-    size_t pairs_per_batch;   /* two files: pairs of the first batch; later batches read both
-                               * files at once, this many pairs each */
+    size_t pairs_per_batch;   /* two files: after the first batch, both files are read at once,
+                               * at most this many pairs a batch (grown while batches end on it) */
+    pending_t pending[2];   /* two files: records one file read beyond the other's */
 };
 
 void sbf_batch_free(sbf_batch_t *b)
@@ -49,6 +56,11 @@ int sbf_input_free(sbf_input_t *in)
     int rc = sbf_reader_close(in->rd[0]);
     int rc2 = sbf_reader_close(in->rd[1]);
     sbf_read_free(&in->held);
+    for (int m = 0; m < 2; ++m) {
+        for (size_t i = 0; i < in->pending[m].cap; ++i)
+            sbf_read_free(&in->pending[m].r[i]);
+        free(in->pending[m].r);
+    }
     free(in);
     return rc ? rc : rc2;
 }
@@ -225,13 +237,15 @@ static int reserve_pairs(sbf_batch_t *b, size_t pairs)
     return 0;
 }
 
-/* One mate file's share of a batch, read on its own thread: `want` records into the slots
- * 2k + which (so the batch keeps mates side by side). */
+/* One mate file's share of a batch, read on its own thread into the slots 2k + which (so the
+ * batch keeps mates side by side): records left over from the last batch first, then new ones,
+ * until `want` records or `max_bases` bases (at least one record). */
 typedef struct {
-    sbf_reader_t *rd;
+    sbf_input_t *in;
     sbf_batch_t *b;
     int which;
     size_t want, got;
+    uint64_t max_bases, bases;
     int rc;
     char err[512];
 } mate_fill_t;
@@ -239,17 +253,52 @@ typedef struct {
 static void *fill_mate(void *arg)
 {
     mate_fill_t *m = arg;
+    sbf_reader_t *rd = m->in->rd[m->which];
+    pending_t *p = &m->in->pending[m->which];
     m->rc = 1;
-    for (m->got = 0; m->got < m->want; ++m->got) {
+    m->bases = 0;
+    for (m->got = 0; m->got < m->want && m->bases < m->max_bases; ++m->got) {
         sbf_read_t *slot = &m->b->reads[2 * m->got + (size_t)m->which];
-        if ((m->rc = sbf_reader_read(m->rd, slot)) <= 0)
+        if (p->head < p->end) {
+            swap_reads(slot, &p->r[p->head]);
+            sbf_read_release(&p->r[p->head++]);   /* the slot's old record: nothing kept */
+        } else if ((m->rc = sbf_reader_read(rd, slot)) <= 0) {
             break;
+        }
         slot->mate = 0;
         slot->frag = -1;
+        m->bases += sbf_read_len(slot);
     }
     if (m->rc < 0)
         snprintf(m->err, sizeof m->err, "%s", sbf_error_message());
     return NULL;
+}
+
+/* The records of file `which` in slots of pairs [from, to) wait for the next batch, before the
+ * file's other waiting records (those were read later). */
+static int hold_back(sbf_input_t *in, sbf_batch_t *b, int which, size_t from, size_t to)
+{
+    pending_t *p = &in->pending[which];
+    size_t k = to - from;
+    if (p->head == p->end) {
+        p->head = p->end = 0;
+        if (p->cap < k) {
+            sbf_read_t *r = realloc(p->r, k * sizeof *r);
+            if (!r)
+                return sbf_error(SBFI_E_NOMEM, "out of memory for a batch of %zu pairs", k);
+            memset(r + p->cap, 0, (k - p->cap) * sizeof *r);
+            p->r = r;
+            p->cap = k;
+        }
+        p->end = k;
+    } else {
+        /* records were still waiting, so this batch's came from them (none was read): they go
+         * back where they were */
+        p->head -= k;
+    }
+    for (size_t j = 0; j < k; ++j)
+        swap_reads(&p->r[p->head + j], &b->reads[2 * (from + j) + (size_t)which]);
+    return SBFI_OK;
 }
 
 /* Pair k is reads 2k and 2k+1: check the names, make the fragments. */
@@ -268,13 +317,17 @@ static int pair_up(sbf_input_t *in, sbf_batch_t *b, size_t pairs)
 }
 
 /* After the first batch: both files read at once, one thread each (parsing is the reader's
- * cost; the mate files are independent streams). */
-static int fill_two_files_parallel(sbf_input_t *in, sbf_batch_t *b)
+ * cost; the mate files are independent streams). Each file stops at half the batch's bases, so
+ * a batch stays within -K when the reads grow longer (a count of pairs taken from the first
+ * batch did not: 500 short pairs then long ones made batches of 500 long pairs); the records
+ * one file read beyond the other's wait for the next batch. */
+static int fill_two_files_parallel(sbf_input_t *in, sbf_batch_t *b, uint64_t max_bases)
 {
     const size_t want = in->pairs_per_batch;
     if (reserve_pairs(b, want) < 0)
         return sbf_error(SBFI_E_NOMEM, "out of memory for a batch of %zu pairs", want);
-    mate_fill_t m[2] = {{in->rd[0], b, 0, want, 0, 0, ""}, {in->rd[1], b, 1, want, 0, 0, ""}};
+    const uint64_t half = max_bases / 2 ? max_bases / 2 : 1;
+    mate_fill_t m[2] = {{in, b, 0, want, 0, half, 0, 0, ""}, {in, b, 1, want, 0, half, 0, 0, ""}};
     pthread_t helper;
     int threaded = pthread_create(&helper, NULL, fill_mate, &m[1]) == 0;
     fill_mate(&m[0]);
@@ -285,23 +338,33 @@ static int fill_two_files_parallel(sbf_input_t *in, sbf_batch_t *b)
     for (int i = 0; i < 2; ++i)
         if (m[i].rc < 0)
             return sbf_error(m[i].rc, "%s", m[i].err);
+    size_t n = m[0].got < m[1].got ? m[0].got : m[1].got;
     if (m[0].got != m[1].got) {
         int longer = m[0].got > m[1].got ? 0 : 1;
-        return sbf_error(SBFI_E_FORMAT, "%s ends after %lld reads but %s goes on: the mate files hold different "
-                         "numbers of reads", sbf_reader_path(in->rd[!longer]), in->pairs + (long long)m[!longer].got,
-                         sbf_reader_path(in->rd[longer]));
+        if (m[!longer].rc == 0)   /* the other file has ended */
+            return sbf_error(SBFI_E_FORMAT, "%s ends after %lld reads but %s goes on: the mate files hold different "
+                             "numbers of reads", sbf_reader_path(in->rd[!longer]), in->pairs + (long long)n,
+                             sbf_reader_path(in->rd[longer]));
+        int rc = hold_back(in, b, longer, n, m[longer].got);
+        if (rc < 0)
+            return rc;
     }
-    b->n_reads = 2 * m[0].got;
-    int rc = pair_up(in, b, m[0].got);
+    b->n_reads = 2 * n;
+    int rc = pair_up(in, b, n);
     if (rc < 0)
         return rc;
+    /* the batch ended on the count of pairs, short of its bases: allow more next time (pairs
+     * of fewer bases than the first batch's); the cap keeps reads of no bases from growing it
+     * without end */
+    if (n == want && m[0].bases < half && m[1].bases < half && want < (size_t)(max_bases / 16) + 1024)
+        in->pairs_per_batch = 2 * want;
     return b->n_reads > 0;
 }
 
 static int fill_two_files(sbf_input_t *in, sbf_batch_t *b, uint64_t max_bases)
 {
     if (in->pairs_per_batch)
-        return fill_two_files_parallel(in, b);
+        return fill_two_files_parallel(in, b, max_bases);
     const char *p1 = sbf_reader_path(in->rd[0]), *p2 = sbf_reader_path(in->rd[1]);
     while (b->bases < max_bases) {
         size_t i1 = 0, i2 = 0;
@@ -329,6 +392,7 @@ static int fill_two_files(sbf_input_t *in, sbf_batch_t *b, uint64_t max_bases)
 
 int sbf_input_next(sbf_input_t *in, sbf_batch_t *b, uint64_t max_bases)
 {
+    const size_t had = b->n_reads;   /* slots the last use of b filled */
     b->n_reads = b->n_frags = 0;
     b->bases = 0;
     int rc;
@@ -339,5 +403,9 @@ int sbf_input_next(sbf_input_t *in, sbf_batch_t *b, uint64_t max_bases)
     }
     if (rc < 0)
         return rc;
+    /* slots filled last time and not now keep no long read's buffers (a later batch of fewer
+     * reads would otherwise leave them there for good) */
+    for (size_t i = b->n_reads; i < had && i < b->cap_reads; ++i)
+        sbf_read_release(&b->reads[i]);
     return b->n_reads > 0;
 }

@@ -197,7 +197,8 @@ static int read_sam(sbf_reader_t *rd, sbf_read_t *r)
     int len = b->core.l_qseq;
     r->sam = 1;
     r->name.l = r->seq.l = r->comment.l = r->qual.l = 0;
-    if (kputs(bam_get_qname(b), &r->name) < 0 || ks_resize(&r->seq, (size_t)len + 1) < 0)
+    /* without ASCII bases the engine reads the bam1_t: seq stays an empty string */
+    if (kputs(bam_get_qname(b), &r->name) < 0 || ks_resize(&r->seq, rd->sam_no_ascii ? 1 : (size_t)len + 1) < 0)
         return sbf_error(SBFI_E_NOMEM, "out of memory reading %s", rd->path);
     if (rd->sam_no_ascii) {
         r->seq.s[0] = '\0';
@@ -210,13 +211,69 @@ static int read_sam(sbf_reader_t *rd, sbf_read_t *r)
     return 1;
 }
 
+/* A record's buffers are reused by the next record read into it, and the FASTA/FASTQ parser
+ * swaps its buffers with the record's: a buffer grown for one long read was handed on from
+ * record to record and kept for good, so with short and long reads mixed every slot of every
+ * batch came to hold a long read's buffer and memory grew with the number of long reads in the
+ * input (100 reads of 400 kbp among short ones, -K 100K: 15 -> 84 MB), not with -K. A buffer
+ * more than twice what its record needs (plus SBF_READ_SLACK) is cut back to fit: what records
+ * hold stays within about twice their bases. Uniform reads never meet the rule (kstrings grow
+ * by half), so it costs nothing there. */
+#define SBF_READ_SLACK 1024
+
+static void fit_kstring(kstring_t *ks)
+{
+    if (ks->s && ks->m > 2 * (ks->l + 1) + SBF_READ_SLACK) {
+        char *s = realloc(ks->s, ks->l + 1);
+        if (s) {   /* a failed shrink leaves the buffer as it was */
+            ks->s = s;
+            ks->m = ks->l + 1;
+        }
+    }
+}
+
+static void fit_read(sbf_read_t *r)
+{
+    fit_kstring(&r->name);
+    fit_kstring(&r->comment);
+    fit_kstring(&r->seq);
+    fit_kstring(&r->qual);
+    bam1_t *b = r->b;
+    if (b && !(b->mempolicy & BAM_USER_OWNS_DATA) && b->l_data > 0 &&
+        b->m_data > 2 * (uint32_t)b->l_data + SBF_READ_SLACK) {
+        uint8_t *d = realloc(b->data, (size_t)b->l_data);
+        if (d) {
+            b->data = d;
+            b->m_data = (uint32_t)b->l_data;
+        }
+    }
+}
+
+void sbf_read_release(sbf_read_t *r)
+{
+    kstring_t *ks[4] = {&r->name, &r->comment, &r->seq, &r->qual};
+    for (int i = 0; i < 4; ++i) {
+        ks[i]->l = 0;
+        fit_kstring(ks[i]);
+        if (ks[i]->s)
+            ks[i]->s[0] = '\0';
+    }
+    if (r->b && r->b->m_data > SBF_READ_SLACK) {
+        bam_destroy1(r->b);   /* made again on its next use */
+        r->b = NULL;
+        r->sam = 0;
+    }
+}
+
 int sbf_reader_read(sbf_reader_t *rd, sbf_read_t *r)
 {
     int rc = rd->sam ? read_sam(rd, r) : rd->kseq ? read_fastx(rd, r) : 0;
     if (rc < 0)
         rd->read_failed = 1;
-    else if (rc > 0)
+    else if (rc > 0) {
         ++rd->n_records;
+        fit_read(r);
+    }
     r->mate = 0;
     r->frag = -1;
     return rc;

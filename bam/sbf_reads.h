@@ -25,6 +25,9 @@ typedef struct {
 } sbf_read_t;
 
 void sbf_read_free(sbf_read_t *r);
+/* A record no longer in use (a batch slot past the batch's end): empties it and frees buffers
+ * larger than a short read's, so slots left over from long reads hold no memory. */
+void sbf_read_release(sbf_read_t *r);
 
 /* Bases of the record. */
 static inline size_t sbf_read_len(const sbf_read_t *r) { return r->sam ? (size_t)r->b->core.l_qseq : r->seq.l; }

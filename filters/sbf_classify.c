@@ -136,8 +136,65 @@ static int verdict(const sbf_scorer_t *s, int t, int n_reads, const uint32_t *re
     return p[0] && p[1];
 }
 
+/* The units of the fragment's reads (segments, or each read whole): calls visit(unit k-mers,
+ * unit hits) for each until it returns non-zero; returns that value. */
+typedef int (*unit_fn)(const sbf_scorer_t *s, uint32_t n, const uint32_t *h, void *ctx);
+
+static int each_unit(const sbf_scorer_t *s, int n_reads, const uint32_t *read, size_t first, const uint32_t *kmers,
+                     const uint32_t *hits, const sbf_segments_t *seg, unit_fn visit, void *ctx)
+{
+    const size_t R = (size_t)s->n_targets;
+    for (int m = 0; m < n_reads; ++m) {
+        size_t i = read ? read[m] : first + (size_t)m;
+        int rc;
+        if (!seg) {
+            if ((rc = visit(s, kmers[i], hits + i * R, ctx)) != 0)
+                return rc;
+            continue;
+        }
+        for (size_t q = seg->first[i]; q < seg->end[i]; ++q)
+            if ((rc = visit(s, seg->kmers[q], seg->hits + q * R, ctx)) != 0)
+                return rc;
+    }
+    return 0;
+}
+
+static int count_unit(const sbf_scorer_t *s, uint32_t n, const uint32_t *h, void *ctx)
+{
+    (void)s, (void)h;
+    *(size_t *)ctx += n > 0;
+    return 0;
+}
+
+typedef struct {
+    int best;
+    double threshold;   /* min_score + log10(units with k-mers) */
+    uint8_t *passing;   /* marks the targets of the units that belong elsewhere */
+    int found;
+} chimera_t;
+
+/* A unit that belongs to another target than the best: marks every such target. */
+static int chimera_unit(const sbf_scorer_t *s, uint32_t n, const uint32_t *h, void *ctx)
+{
+    chimera_t *c = ctx;
+    const sbf_classify_opt_t *o = &s->opt;
+    for (int t = 0; t < s->n_targets; ++t) {
+        if (t == c->best || h[t] < o->min_hits || (double)h[t] < o->min_fraction * (double)n ||
+            (double)h[c->best] >= (1 - o->margin) * (double)h[t])
+            continue;
+        if (sbf_score_hits(s, t, n, h[t]) >= c->threshold) {
+            c->found = 1;
+            if (!c->passing)
+                return 1;   /* no marks wanted: the first one settles it */
+            c->passing[t] = 1;
+        }
+    }
+    return 0;
+}
+
 void sbf_score_fragment(const sbf_scorer_t *s, int n_reads, const uint32_t *read, size_t first, const uint32_t *kmers,
-                        const uint32_t *hits, uint32_t *frag_hits, uint8_t *passing, sbf_frag_result_t *out)
+                        const uint32_t *hits, const sbf_segments_t *seg, uint32_t *frag_hits, uint8_t *passing,
+                        sbf_frag_result_t *out)
 {
     const int R = s->n_targets;
     const uint32_t n = sbf_fragment_sum(R, n_reads, read, first, kmers, hits, frag_hits);
@@ -182,6 +239,17 @@ void sbf_score_fragment(const sbf_scorer_t *s, int n_reads, const uint32_t *read
     }
     out->category = tied > 1 ? SBF_CAT_MULTI : best;
     out->score = (float)best_score;
+    /* one best target: do the read's parts agree? (BioBloom's mate rules keep their meaning) */
+    if (tied > 1 || s->opt.mates != SBF_MATES_SUMMED || (n_reads < 2 && !seg))
+        return;
+    size_t units = 0;
+    each_unit(s, n_reads, read, first, kmers, hits, seg, count_unit, &units);
+    if (units < 2)
+        return;
+    chimera_t c = {best, s->opt.min_score + log10((double)units), passing, 0};
+    each_unit(s, n_reads, read, first, kmers, hits, seg, chimera_unit, &c);
+    if (c.found)
+        out->category = SBF_CAT_MULTI;
 }
 
 SBF_EXPORT void sbf_classify_opt_init(sbf_classify_opt_t *o)

@@ -54,13 +54,25 @@ typedef struct {
 uint32_t sbf_fragment_sum(int n_targets, int n_reads, const uint32_t *read, size_t first, const uint32_t *kmers,
                           const uint32_t *hits, uint32_t *frag_hits);
 
+/* Where along the reads the hits lie: read i was queried as units first[i] .. end[i]-1
+ * (sbf_segment.h), unit q with kmers[q] k-mers and hits + q * n_targets. */
+typedef struct {
+    const size_t *first, *end;
+    const uint32_t *kmers, *hits;
+} sbf_segments_t;
+
 /* Score one fragment: frag_hits as sbf_fragment_sum() leaves them. passing, if not NULL, gets 1
  * for the targets the fragment is assigned to (the category target, or every tied target of a
  * multi fragment) and 0 for the others. With opt.mates SBF_MATES_BOTH/EITHER and two reads,
  * each mate is scored alone (BioBloom Tools' rules) and the pair's score for a target is the
- * lower (the higher) of the mates'. */
+ * lower (the higher) of the mates'.
+ * A fragment of several units (mates, or segments of long reads when seg is not NULL) is also
+ * multi when one unit belongs to another target than the best: that target passes in the unit
+ * (its score there reaching min_score + log10 of the units, one test per unit) and the best
+ * target has less than (1 - margin) of its hits there: a chimera, or a read across a prophage. */
 void sbf_score_fragment(const sbf_scorer_t *s, int n_reads, const uint32_t *read, size_t first, const uint32_t *kmers,
-                        const uint32_t *hits, uint32_t *frag_hits, uint8_t *passing, sbf_frag_result_t *out);
+                        const uint32_t *hits, const sbf_segments_t *seg, uint32_t *frag_hits, uint8_t *passing,
+                        sbf_frag_result_t *out);
 
 /* "summed", "both" or "either". */
 const char *sbf_mates_name(int mates);

@@ -21,6 +21,9 @@ typedef struct {
 #define SBF_DEFAULT_S 25
 #define SBF_DEFAULT_H 2
 #define SBF_DEFAULT_K_MINUS_M 6
+/* sbf build --preset long: noisy long reads keep more error-free 25-mers than 31-mers
+ * (bench/real.sh: PacBio CLR 94.0 -> 98.0%, R9 ONT 93.9 -> 96.3% of reads; doc/ACCURACY.md). */
+#define SBF_LONG_READ_K 25
 #define SBF_DEFAULT_SHARD_BITS 512
 #define SBF_DEFAULT_BITS_PER_KMER 16.0
 

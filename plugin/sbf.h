@@ -209,9 +209,9 @@ typedef struct {
                              * mate scored alone, a target passes for both mates (for either) */
 } sbf_classify_opt_t;
 
-#define SBF_DEFAULT_MIN_SCORE 4.0
-#define SBF_DEFAULT_MIN_HITS 2
-#define SBF_DEFAULT_MARGIN 0.5
+#define SBF_DEFAULT_MIN_SCORE 3.0
+#define SBF_DEFAULT_MIN_HITS 1
+#define SBF_DEFAULT_MARGIN 0.1
 #define SBF_DEFAULT_MASK_LOWCOMP 24
 #define SBF_LOWCOMP_MAX_PERIOD 6
 

@@ -515,6 +515,67 @@ static int query_any(const sbf_index_t *idx, size_t n, const char *const *seqs, 
     return SBF_OK;
 }
 
+static int grow_u32(uint32_t **p, size_t *cap, size_t need)
+{
+    if (need <= *cap)
+        return SBF_OK;
+    uint32_t *q = realloc(*p, need * sizeof *q);
+    if (!q)
+        return sbf_error(SBF_E_NOMEM, "out of memory for %zu query results", need);
+    *p = q;
+    *cap = need;
+    return SBF_OK;
+}
+
+int sbf_engine_query_reads(const sbf_index_t *idx, int slot, size_t n, const char *const *seqs,
+                           const uint8_t *const *packed, const size_t *lens, unsigned mask_lowcomp,
+                           sbf_engine_batch_t *eb, uint32_t *kmers, uint32_t *hits, int threads,
+                           const sbf_segments_t **seg)
+{
+    const size_t R = (size_t)idx->n_targets;
+    const char *const *vs;
+    const uint8_t *const *vp;
+    *seg = NULL;
+    int rc = sbf_lowcomp_batch(&eb->mask, mask_lowcomp, n, seqs, packed, lens, &vs, &vp);
+    if (rc == SBF_OK)
+        rc = sbf_units_make(&eb->units, n, vs, vp, lens, (unsigned)idx->params.k);
+    if (rc != SBF_OK)
+        return rc;
+    const sbf_units_t *u = &eb->units;
+    const int whole = !u->segmented;
+    const size_t m = whole ? n : u->n_units;
+    const size_t *ql = whole ? lens : u->lens;
+    const char *const *qs = vs ? (whole ? vs : u->seqs) : NULL;
+    const uint8_t *const *qp = vp ? (whole ? vp : u->packed) : NULL;
+    uint32_t *qk = kmers, *qh = hits;
+    if (!whole) {
+        if ((rc = grow_u32(&eb->ukmers, &eb->cap_ukmers, m)) != SBF_OK ||
+            (rc = grow_u32(&eb->uhits, &eb->cap_uhits, m * (R ? R : 1))) != SBF_OK)
+            return rc;
+        qk = eb->ukmers;
+        qh = eb->uhits;
+    }
+    rc = slot == SBF_ENGINE_ANY ? query_any(idx, m, qs, qp, ql, qk, qh, threads)
+                                : sbf_engine_query(idx, slot, m, qs, qp, ql, qk, qh, threads);
+    if (rc != SBF_OK || whole)
+        return rc;
+    sbf_units_gather(u, n, (int)R, eb->ukmers, eb->uhits, kmers, hits);
+    eb->seg = (sbf_segments_t){u->start, u->start + 1, eb->ukmers, eb->uhits};
+    *seg = &eb->seg;
+    return SBF_OK;
+}
+
+void sbf_engine_batch_free(sbf_engine_batch_t *eb)
+{
+    if (!eb)
+        return;
+    sbf_lowcomp_batch_free(&eb->mask);
+    sbf_units_free(&eb->units);
+    free(eb->ukmers);
+    free(eb->uhits);
+    memset(eb, 0, sizeof *eb);
+}
+
 SBF_EXPORT int sbf_query(const sbf_index_t *idx, size_t n, const char *const *seqs, const size_t *lens,
                          uint32_t *kmers, uint32_t *hits, int threads)
 {
@@ -596,7 +657,7 @@ SBF_EXPORT int sbf_classify(const sbf_index_t *idx, const sbf_classify_opt_t *op
     uint32_t *kmers = malloc((reads ? reads : 1) * sizeof *kmers);
     uint32_t *hits = malloc((reads ? reads : 1) * (size_t)R * sizeof *hits);
     uint32_t *frag_hits = malloc((size_t)(R ? R : 1) * sizeof *frag_hits);
-    sbf_lowcomp_batch_t mask = {0};
+    sbf_engine_batch_t eb = {0};
     if (!all || !all_lens || !kmers || !hits || !frag_hits) {
         rc = sbf_error(SBF_E_NOMEM, "out of memory classifying %zu fragments", n);
         goto done;
@@ -610,20 +671,23 @@ SBF_EXPORT int sbf_classify(const sbf_index_t *idx, const sbf_classify_opt_t *op
             all_lens[at + 1] = lens2[i];
         }
     }
-    const char *const *view;
-    const uint8_t *const *unused;
-    if ((rc = sbf_lowcomp_batch(&mask, opt->mask_lowcomp, reads, all, NULL, all_lens, &view, &unused)) != SBF_OK ||
-        (rc = sbf_query(idx, reads, view, all_lens, kmers, hits, threads)) != SBF_OK)
+    const sbf_segments_t *seg;
+    if (threads < 1) {
+        rc = sbf_error(SBF_E_PARAM, "thread count %d must be at least 1", threads);
+        goto done;
+    }
+    if ((rc = sbf_engine_query_reads(idx, SBF_ENGINE_ANY, reads, all, NULL, all_lens, opt->mask_lowcomp, &eb, kmers,
+                                     hits, threads, &seg)) != SBF_OK)
         goto done;
     for (size_t i = 0; i < n; ++i) {
         sbf_frag_result_t res;
-        sbf_score_fragment(&scorer, seqs2 ? 2 : 1, NULL, seqs2 ? 2 * i : i, kmers, hits, frag_hits, NULL, &res);
+        sbf_score_fragment(&scorer, seqs2 ? 2 : 1, NULL, seqs2 ? 2 * i : i, kmers, hits, seg, frag_hits, NULL, &res);
         category[i] = res.category;
         if (score)
             score[i] = res.score;
     }
 done:
-    sbf_lowcomp_batch_free(&mask);
+    sbf_engine_batch_free(&eb);
     sbf_scorer_free(&scorer);
     free(all);
     free(all_lens);

@@ -22,6 +22,9 @@ void usage_build(FILE *fp)
             "\n"
             "Options:\n"
             "  -o, --output FILE        index to write (required)\n"
+            "      --preset sr|long     sr: k=%d, for accurate reads (Illumina, PacBio HiFi);\n"
+            "                           long: k=%d (m and s k-%d), for noisy long reads (older ONT,\n"
+            "                           PacBio CLR): more of their k-mers are error-free [sr]\n"
             "  -k, --kmer INT           k-mer length, 1..32 [%d]\n"
             "  -m, --minimizer INT      minimizer length choosing the shard [%d, or k-%d]\n"
             "  -s, --smer INT           findere s-mer length [%d, or k-%d]\n"
@@ -33,7 +36,7 @@ void usage_build(FILE *fp)
             "      --gpu auto|none|ID   build on a CUDA device (same bytes as the CPU) [auto]\n"
             "      --progress           report each step on stderr (default when it is a terminal)\n"
             "  -h, --help               this help\n",
-            o.k, o.m, o.k - o.m, o.s, o.k - o.s, o.hashes, o.shard_bits, o.bits_per_kmer, o.threads);
+            o.k, SBF_LONG_READ_K, SBF_DEFAULT_K_MINUS_M, o.k, o.m, o.k - o.m, o.s, o.k - o.s, o.hashes, o.shard_bits, o.bits_per_kmer, o.threads);
 }
 
 /* "dir/MG1655-K12.fasta.gz" -> "MG1655-K12" */
@@ -69,18 +72,35 @@ int main_build(int argc, char **argv)
         {"bits-per-kmer", required_argument, NULL, OPT_BITS_PER_KMER},
         {"size", required_argument, NULL, OPT_SIZE},  {"threads", required_argument, NULL, '@'},
         {"progress", no_argument, NULL, OPT_PROGRESS}, {"gpu", required_argument, NULL, OPT_GPU},
+        {"preset", required_argument, NULL, OPT_PRESET},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     const char *cmd = "build", *out = NULL;
     sbf_opt_t opt;
     sbf_opt_init(&opt);
     cli_gpus_t gpus = CLI_GPUS_AUTO;
-    int progress = isatty(STDERR_FILENO), c, bits_given = 0, m_given = 0, s_given = 0;
+    int progress = isatty(STDERR_FILENO), c, bits_given = 0, m_given = 0, s_given = 0, k_given = 0;
+    const char *preset = NULL;
     while ((c = getopt_long(argc, argv, "o:k:m:s:H:@:h", lopts, NULL)) >= 0) {
         int bad = 0;
         switch (c) {
         case 'o': out = optarg; break;
-        case 'k': bad = cli_int(cmd, "-k", optarg, 1, 32, &opt.k); break;
+        case 'k': bad = cli_int(cmd, "-k", optarg, 1, 32, &opt.k); k_given = 1; break;
+        case OPT_PRESET:
+            if (preset && strcmp(preset, optarg)) {
+                cli_error(cmd, "--preset given twice (%s, %s): give one", preset, optarg);
+                return 1;
+            }
+            preset = optarg;
+            if (!strcmp(optarg, "sr"))
+                opt.k = SBF_DEFAULT_K;
+            else if (!strcmp(optarg, "long"))
+                opt.k = SBF_LONG_READ_K;
+            else {
+                cli_error(cmd, "unknown --preset '%s': sr or long", optarg);
+                return 1;
+            }
+            break;
         case 'm': bad = cli_int(cmd, "-m", optarg, 1, 32, &opt.m); m_given = 1; break;
         case 's': bad = cli_int(cmd, "-s", optarg, 1, 32, &opt.s); s_given = 1; break;
         case 'H': bad = cli_int(cmd, "-H", optarg, 1, 64, &opt.hashes); break;
@@ -107,6 +127,10 @@ int main_build(int argc, char **argv)
     if (optind >= argc) {
         cli_error(cmd, "no reference given");
         usage_build(stderr);
+        return 1;
+    }
+    if (preset && k_given) {
+        cli_error(cmd, "--preset %s sets k: give --preset or -k, not both", preset);
         return 1;
     }
     /* -k alone: the minimizer and s-mer lengths follow it (k - 6, as 25 is to 31). */

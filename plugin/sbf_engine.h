@@ -9,6 +9,8 @@
 
 #include "sbf.h"
 #include "../filters/sbf_classify.h"
+#include "../filters/sbf_lowcomp.h"
+#include "../filters/sbf_segment.h"
 
 /* GPU copies of the index: 0 when its queries run on the CPU. */
 int sbf_engine_slots(const sbf_index_t *idx);
@@ -18,6 +20,28 @@ int sbf_engine_slots(const sbf_index_t *idx);
  * has no GPU copy. Results as sbf_query(). Thread-safe. */
 int sbf_engine_query(const sbf_index_t *idx, int slot, size_t n, const char *const *seqs,
                      const uint8_t *const *packed, const size_t *lens, uint32_t *kmers, uint32_t *hits, int threads);
+
+/* The reads of a classification batch as the engine sees them: low-complexity stretches
+ * masked, long reads cut into segments. Buffers are reused from batch to batch. */
+typedef struct {
+    sbf_lowcomp_batch_t mask;
+    sbf_units_t units;
+    uint32_t *ukmers, *uhits;   /* per unit, when reads were cut */
+    size_t cap_ukmers, cap_uhits;
+    sbf_segments_t seg;
+} sbf_engine_batch_t;
+
+#define SBF_ENGINE_ANY (-2)   /* slot: every GPU copy (large calls split), as sbf_query() */
+
+/* Query n reads (ASCII seqs, or packed) for classification with mask_lowcomp: per-read
+ * kmers[n] and hits[n x targets] as sbf_query(), of the masked reads; *seg gets the segments
+ * of the reads that were cut, or NULL when none was. slot as sbf_engine_query(), or
+ * SBF_ENGINE_ANY. */
+int sbf_engine_query_reads(const sbf_index_t *idx, int slot, size_t n, const char *const *seqs,
+                           const uint8_t *const *packed, const size_t *lens, unsigned mask_lowcomp,
+                           sbf_engine_batch_t *eb, uint32_t *kmers, uint32_t *hits, int threads,
+                           const sbf_segments_t **seg);
+void sbf_engine_batch_free(sbf_engine_batch_t *eb);
 
 /* Per target of idx: its predicted false-positive rate and clump chance (sbf_classify.h). */
 void sbf_engine_chance(const sbf_index_t *idx, double *fpr, double *clump);

@@ -253,7 +253,8 @@ typedef struct pub_batch_s {
     int *category;
     float *score;
     size_t cap;
-    sbf_lowcomp_batch_t mask; /* with classify: the masked view the engine queries */
+    sbf_engine_batch_t eb;    /* with classify: the masked, segmented reads the engine queries */
+    const sbf_segments_t *seg;
     uint32_t *frag_hits;      /* scoring scratch: one fragment's hits per target */
     struct pub_batch_s *next; /* in the spare list */
 } pub_batch_t;
@@ -274,15 +275,10 @@ static int pub_work(void *ctx, void *batch, int slot)
 {
     sbf_pipeline_t *sp = ctx;
     pub_batch_t *b = batch;
-    const char *const *seqs = b->seqs;
-    const uint8_t *const *packed = b->packed;
-    if (sp->opt.classify) {
-        int rc = sbf_lowcomp_batch(&b->mask, sp->opt.scoring.mask_lowcomp, b->n, b->seqs, b->packed, b->lens, &seqs,
-                                   &packed);
-        if (rc != SBFI_OK)
-            return rc;
-    }
-    return sbf_engine_query(sp->idx, slot, b->n, seqs, packed, b->lens, b->kmers, b->hits, sp->opt.threads);
+    if (sp->opt.classify)
+        return sbf_engine_query_reads(sp->idx, slot, b->n, b->seqs, b->packed, b->lens, sp->opt.scoring.mask_lowcomp,
+                                      &b->eb, b->kmers, b->hits, sp->opt.threads, &b->seg);
+    return sbf_engine_query(sp->idx, slot, b->n, b->seqs, b->packed, b->lens, b->kmers, b->hits, sp->opt.threads);
 }
 
 static void pub_batch_free(pub_batch_t *b)
@@ -294,7 +290,7 @@ static void pub_batch_free(pub_batch_t *b)
     free(b->category);
     free(b->score);
     free(b->frag_hits);
-    sbf_lowcomp_batch_free(&b->mask);
+    sbf_engine_batch_free(&b->eb);
     free(b);
 }
 
@@ -321,7 +317,8 @@ static int pub_deliver(void *ctx, void *batch)
         const int per = sp->opt.pairs ? 2 : 1;
         for (size_t f = 0; f < frags; ++f) {
             sbf_frag_result_t r;
-            sbf_score_fragment(&sp->scorer, per, NULL, f * (size_t)per, b->kmers, b->hits, b->frag_hits, NULL, &r);
+            sbf_score_fragment(&sp->scorer, per, NULL, f * (size_t)per, b->kmers, b->hits, b->seg, b->frag_hits, NULL,
+                               &r);
             b->category[f] = r.category;
             b->score[f] = r.score;
         }

@@ -131,11 +131,11 @@ void screen_usage_common(FILE *fp)
             "given the read's k-mers and the target's false-positive rate (doc/ACCURACY.md):\n"
             "  -s, --min-score F    least score of a target [%g]\n"
             "      --min-hits N     least number of k-mers found in a target [%d]\n"
-            "      --min-fraction F least fraction of the fragment's k-mers found in a target [0]\n"
+            "      --min-fraction F  least fraction of the fragment's k-mers found in a target [0]\n"
             "      --margin F       passing targets with at least (1-F) x the best target's hits\n"
             "                       are tied: 'multi' [%g]\n"
-            "      --mask-lowcomp N mask stretches of N or more bases that repeat with a period of\n"
-            "                       1-%d (poly-G, (AC)n...) before scoring; 0: off [%d]\n"
+            "      --mask-lowcomp N  mask stretches of N or more bases that repeat with a period\n"
+            "                       of 1-%d (poly-G, (AC)n...) before scoring; 0: off [%d]\n"
             "Output:\n"
             "  -O, --output-fmt F   sam, bam, cram, fastq, fasta, or fastq.gz/fasta.gz/sam.gz (BGZF),\n"
             "                       then ',level=N' [from the file name; else like the input]\n"
@@ -184,8 +184,14 @@ typedef struct {
     const uint8_t **packed;   /* SAM/BAM/CRAM reads for sbf_query_nt16() */
     size_t *plens, *qsam;
     uint32_t *kmers, *hits;   /* per read */
-    uint32_t *kmers2, *hits2; /* FASTA/FASTQ results of a mixed batch */
-    uint32_t *hits3;          /* one index's hits, with several index files */
+    /* the engine's units: each read, or the segments of a long one (filters/sbf_segment.h);
+     * FASTA/FASTQ reads' units first, then SAM/BAM/CRAM reads' */
+    sbf_units_t units_text, units_sam;
+    uint32_t *ukmers, *uhits, *uhits3;   /* per unit; uhits3: one index's, with several indexes */
+    size_t cap_ukmers, cap_uhits, cap_uhits3;
+    size_t *seg_first, *seg_end;         /* per read: its units */
+    sbf_segments_t seg;
+    const sbf_segments_t *segp;          /* &seg, or NULL when nothing was queried */
     sbf_lowcomp_batch_t mask_text, mask_sam;   /* the reads with low complexity masked: */
     const char *const *qseqs;                  /* the views the engine queries */
     const uint8_t *const *qpacked;
@@ -234,6 +240,7 @@ typedef struct {
     int null_engine;          /* SBF_NULL_ENGINE: queries skipped, to measure the pipeline's I/O */
     screen_summary_t sum;
     sbf_scorer_t scorer;      /* the rule, bound to every index's targets */
+    int k, max_targets;       /* the indexes' k; the most targets of one index */
     uint8_t *passing;
     /* the first failure of any stage */
     pthread_mutex_t err_lock;
@@ -287,8 +294,8 @@ static int job_reserve(job_t *j, int R)
             grow((void **)&j->qtext, cap * sizeof *j->qtext) || grow((void **)&j->packed, cap * sizeof *j->packed) ||
             grow((void **)&j->plens, cap * sizeof *j->plens) || grow((void **)&j->qsam, cap * sizeof *j->qsam) ||
             grow((void **)&j->kmers, cap * sizeof *j->kmers) || grow((void **)&j->hits, hits) ||
-            grow((void **)&j->kmers2, cap * sizeof *j->kmers2) || grow((void **)&j->hits2, hits) ||
-            grow((void **)&j->hits3, hits) || grow((void **)&j->rlen, cap * sizeof *j->rlen))
+            grow((void **)&j->seg_first, cap * sizeof *j->seg_first) ||
+            grow((void **)&j->seg_end, cap * sizeof *j->seg_end) || grow((void **)&j->rlen, cap * sizeof *j->rlen))
             return -1;
         j->cap_reads = cap;
     }
@@ -313,9 +320,13 @@ static void job_free(job_t *j)
     free(j->qsam);
     free(j->kmers);
     free(j->hits);
-    free(j->kmers2);
-    free(j->hits2);
-    free(j->hits3);
+    sbf_units_free(&j->units_text);
+    sbf_units_free(&j->units_sam);
+    free(j->ukmers);
+    free(j->uhits);
+    free(j->uhits3);
+    free(j->seg_first);
+    free(j->seg_end);
     free(j->rlen);
     sbf_lowcomp_batch_free(&j->mask_text);
     sbf_lowcomp_batch_free(&j->mask_sam);
@@ -375,32 +386,33 @@ static int category_slot(const screen_t *s, int cat)
 
 /* Query one index for the batch on engine slot `slot`: j->kmers and hits (stride R) in read
  * order. */
-static int query_index(const screen_t *s, const sbf_index_t *idx, int slot, job_t *j, uint32_t *hits, int R)
+/* Query every unit of the batch on one index (text units, then SAM units): j->ukmers, and Rx
+ * hits per unit into uhits. */
+static int query_units(const screen_t *s, const sbf_index_t *idx, int slot, job_t *j, uint32_t *uhits, int Rx)
 {
-    const sbf_batch_t *b = &j->batch;
-    const size_t n_text = j->n_text, n_sam = j->n_sam;
-    int threads = s->o->threads;
-    if (n_sam == b->n_reads)
-        return sbf_engine_query(idx, slot, n_sam, NULL, j->qpacked, j->plens, j->kmers, hits, threads);
-    if (n_text == b->n_reads)
-        return sbf_engine_query(idx, slot, n_text, j->qseqs, NULL, j->lens, j->kmers, hits, threads);
-    int rc;
-    if ((rc = sbf_engine_query(idx, slot, n_text, j->qseqs, NULL, j->lens, j->kmers2, j->hits2, threads)) != SBFI_OK ||
-        (rc = sbf_engine_query(idx, slot, n_sam, NULL, j->qpacked, j->plens, j->kmers, hits, threads)) != SBFI_OK)
-        return rc;
-    /* scatter from the back so the SAM results, in place, are read before being overwritten */
-    for (size_t q = n_sam; q-- > 0;) {
-        size_t i = j->qsam[q];
-        j->kmers[i] = j->kmers[q];
-        memmove(hits + i * (size_t)R, hits + q * (size_t)R, (size_t)R * sizeof *hits);
-    }
-    for (size_t q = 0; q < n_text; ++q) {
-        size_t i = j->qtext[q];
-        j->kmers[i] = j->kmers2[q];
-        memcpy(hits + i * (size_t)R, j->hits2 + q * (size_t)R, (size_t)R * sizeof *hits);
-    }
-    return SBFI_OK;
+    const sbf_units_t *ut = &j->units_text, *us = &j->units_sam;
+    const size_t T = ut->n_units, S = us->n_units;
+    const int threads = s->o->threads;
+    int rc = SBFI_OK;
+    if (T)
+        rc = sbf_engine_query(idx, slot, T, ut->seqs, NULL, ut->lens, j->ukmers, uhits, threads);
+    if (rc == SBFI_OK && S)
+        rc = sbf_engine_query(idx, slot, S, NULL, us->packed, us->lens, j->ukmers + T, uhits + T * (size_t)Rx, threads);
+    return rc;
 }
+
+static int grow_to(void **p, size_t *cap, size_t bytes)
+{
+    if (bytes <= *cap)
+        return 0;
+    void *q = realloc(*p, bytes);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = bytes;
+    return 0;
+}
+
 
 /* Batches in the engine at once: its two workers per GPU copy and one more to hide the
  * hand-over, or the CPU engine's one worker. */
@@ -507,6 +519,7 @@ static int work_job(void *ctx, void *item, int slot)
 static int query_job(screen_t *s, job_t *j, int slot)
 {
     const int R = s->R;
+    j->segp = NULL;
     if (s->null_engine) {   /* SBF_NULL_ENGINE (bench/io.sh): no k-mer found, the I/O alone */
         memset(j->kmers, 0, j->batch.n_reads * sizeof *j->kmers);
         memset(j->hits, 0, j->batch.n_reads * (size_t)R * sizeof *j->hits);
@@ -523,17 +536,51 @@ static int query_job(screen_t *s, job_t *j, int slot)
         return rc;
     j->part.masked_reads = j->mask_text.masked_reads + j->mask_sam.masked_reads;
     j->part.masked_bases = j->mask_text.masked_bases + j->mask_sam.masked_bases;
-    if (s->n_idx == 1)
-        return query_index(s, s->idx[0], slot, j, j->hits, R);
-    /* several index files: each one's hits side by side, in the order given */
-    for (int x = 0; x < s->n_idx; ++x) {
-        int Rx = sbf_index_n_targets(s->idx[x]), rc = query_index(s, s->idx[x], slot, j, j->hits3, Rx);
-        if (rc != SBFI_OK)
+    /* long reads as segments, so the scoring sees where each target's hits lie */
+    const unsigned k = (unsigned)s->k;
+    if ((rc = sbf_units_make(&j->units_text, j->n_text, j->qseqs, NULL, j->lens, k)) != SBFI_OK ||
+        (rc = sbf_units_make(&j->units_sam, j->n_sam, NULL, j->qpacked, j->plens, k)) != SBFI_OK)
+        return rc;
+    const size_t T = j->units_text.n_units, U = T + j->units_sam.n_units;
+    if (grow_to((void **)&j->ukmers, &j->cap_ukmers, (U ? U : 1) * sizeof *j->ukmers) < 0 ||
+        grow_to((void **)&j->uhits, &j->cap_uhits, (U ? U : 1) * (size_t)(R ? R : 1) * sizeof *j->uhits) < 0 ||
+        (s->n_idx > 1 && grow_to((void **)&j->uhits3, &j->cap_uhits3, (U ? U : 1) * (size_t)s->max_targets *
+                                 sizeof *j->uhits3) < 0))
+        return sbf_error(SBFI_E_NOMEM, "out of memory for %zu query units", U);
+    if (s->n_idx == 1) {
+        if ((rc = query_units(s, s->idx[0], slot, j, j->uhits, R)) != SBFI_OK)
             return rc;
-        for (size_t i = 0; i < j->batch.n_reads; ++i)
-            memcpy(j->hits + i * (size_t)R + (size_t)s->first_target[x], j->hits3 + i * (size_t)Rx,
-                   (size_t)Rx * sizeof *j->hits);
+    } else {   /* several index files: each one's hits side by side, in the order given */
+        for (int x = 0; x < s->n_idx; ++x) {
+            int Rx = sbf_index_n_targets(s->idx[x]);
+            if ((rc = query_units(s, s->idx[x], slot, j, j->uhits3, Rx)) != SBFI_OK)
+                return rc;
+            for (size_t q = 0; q < U; ++q)
+                memcpy(j->uhits + q * (size_t)R + (size_t)s->first_target[x], j->uhits3 + q * (size_t)Rx,
+                       (size_t)Rx * sizeof *j->uhits);
+        }
     }
+    /* each read's units, and its totals */
+    for (size_t q = 0; q < j->n_text; ++q) {
+        j->seg_first[j->qtext[q]] = j->units_text.start[q];
+        j->seg_end[j->qtext[q]] = j->units_text.start[q + 1];
+    }
+    for (size_t q = 0; q < j->n_sam; ++q) {
+        j->seg_first[j->qsam[q]] = T + j->units_sam.start[q];
+        j->seg_end[j->qsam[q]] = T + j->units_sam.start[q + 1];
+    }
+    for (size_t i = 0; i < j->batch.n_reads; ++i) {
+        uint32_t kmers = 0, *h = j->hits + i * (size_t)R;
+        memset(h, 0, (size_t)R * sizeof *h);
+        for (size_t q = j->seg_first[i]; q < j->seg_end[i]; ++q) {
+            kmers += j->ukmers[q];
+            for (int t = 0; t < R; ++t)
+                h[t] += j->uhits[q * (size_t)R + (size_t)t];
+        }
+        j->kmers[i] = kmers;
+    }
+    j->seg = (sbf_segments_t){j->seg_first, j->seg_end, j->ukmers, j->uhits};
+    j->segp = &j->seg;
     return SBFI_OK;
 }
 
@@ -548,7 +595,7 @@ static int score_job(screen_t *s, job_t *j)
         const sbf_frag_t *fr = &b->frags[f];
         uint32_t *h = j->fhits + f * (size_t)R;
         sbf_frag_result_t res;
-        sbf_score_fragment(&s->scorer, (int)fr->n, fr->read, 0, j->kmers, j->hits, h, passing, &res);
+        sbf_score_fragment(&s->scorer, (int)fr->n, fr->read, 0, j->kmers, j->hits, j->segp, h, passing, &res);
         for (uint32_t m = 0; m < fr->n; ++m)
             sum->bases_in += j->rlen[fr->read[m]];
         const int cat = res.category;
@@ -752,6 +799,9 @@ static int load_indexes(screen_t *s)
         }
         s->first_target[x] = s->R;
         s->R += sbf_index_n_targets(s->idx[x]);
+        if (sbf_index_n_targets(s->idx[x]) > s->max_targets)
+            s->max_targets = sbf_index_n_targets(s->idx[x]);
+        s->k = first.k;
     }
     return 0;
 }

@@ -15,14 +15,15 @@ _sbf_commands='build info classify filter categorize query'
 _sbf_options()
 {
     local screen_flags='--interleaved --no-PG --write-index --progress --no-progress --stats -h --help'
-    local screen_valued='-T --reference -x --index -s --min-score --min-hits --margin -O --output-fmt
+    local screen_valued='-T --reference -x --index -s --min-score --min-hits --min-fraction --margin --mask-lowcomp
+        -O --output-fmt
         --summary --json --report -@ --threads -K --batch --gpu --gpu-mem-limit -o --output -1 --output1
         -2 --output2'
     case $1 in
     build)
         _sbf_flags='--progress -h --help'
         _sbf_valued='-o --output -k --kmer -m --minimizer -s --smer -H --hashes --shard-bits
-            --bits-per-kmer --size -@ --threads --gpu' ;;
+            --bits-per-kmer --size -@ --threads --gpu --preset' ;;
     info)
         _sbf_flags='--json -h --help'
         _sbf_valued='' ;;

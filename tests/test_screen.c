@@ -7,6 +7,7 @@
 #include "../filters/sbf_classify.h"
 #include "../filters/sbf_error.h"
 #include "../filters/sbf_lowcomp.h"
+#include "../filters/sbf_segment.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -26,7 +27,7 @@ static sbf_frag_result_t one(const sbf_scorer_t *s, uint32_t kmers, const uint32
 {
     uint32_t frag[8];
     sbf_frag_result_t r;
-    sbf_score_fragment(s, 1, NULL, 0, &kmers, hits, frag, passing, &r);
+    sbf_score_fragment(s, 1, NULL, 0, &kmers, hits, NULL, frag, passing, &r);
     assert_int_equal(r.kmers, kmers);
     for (int t = 0; t < s->n_targets; ++t)
         assert_int_equal(frag[t], hits[t]);
@@ -191,13 +192,82 @@ static void test_multi_and_margin(void **state)
     uint32_t eq[3] = {50, 50, 0};
     assert_int_equal(one(&s, 100, eq, NULL).category, SBF_CAT_MULTI);
     sbf_scorer_free(&s);
-    /* a chimera: half the k-mers in each target is multi at the default margin */
+}
+
+/* A long read queried as 5 segments of 1000 k-mers. A chimera: the first three segments are
+ * target 0's, the last two target 1's (which has fewer hits overall): multi, both marked. A read
+ * in a region two targets share (target 1 finds a part of what target 0 finds in every
+ * segment): target 0. */
+static void test_chimera_segments(void **state)
+{
+    (void)state;
+    sbf_classify_opt_t o;
     sbf_classify_opt_init(&o);
-    s = scorer(&o, 3, fpr);
-    uint32_t chimera[3] = {2400, 1900, 3};
-    assert_int_equal(one(&s, 5000, chimera, passing).category, SBF_CAT_MULTI);
+    const double fpr[3] = {6e-6, 6e-6, 6e-6};
+    sbf_scorer_t s = scorer(&o, 3, fpr);
+    uint32_t ukmers[5] = {1000, 1000, 1000, 1000, 1000}, uhits[15] = {0}, kmers[1], hits[3], frag[3];
+    const size_t first[1] = {0}, end[1] = {5};
+    for (int q = 0; q < 5; ++q) {
+        uhits[q * 3 + (q < 3 ? 0 : 1)] = q < 3 ? 200 : 180;   /* noisy reads: a fifth of the k-mers */
+        uhits[q * 3 + 2] = q == 1;                             /* a stray hit in target 2 */
+    }
+    sbf_units_t u = {.n_units = 5};
+    size_t start[2] = {0, 5};
+    u.start = start;
+    sbf_units_gather(&u, 1, 3, ukmers, uhits, kmers, hits);
+    assert_int_equal(kmers[0], 5000);
+    assert_int_equal(hits[0], 600);
+    assert_int_equal(hits[1], 360);
+    const sbf_segments_t seg = {first, end, ukmers, uhits};
+    uint8_t passing[3];
+    sbf_frag_result_t r;
+    sbf_score_fragment(&s, 1, NULL, 0, kmers, hits, &seg, frag, passing, &r);
+    assert_int_equal(r.category, SBF_CAT_MULTI);
     assert_true(passing[0] && passing[1] && !passing[2]);
+    sbf_score_fragment(&s, 1, NULL, 0, kmers, hits, NULL, frag, passing, &r);   /* without segments */
+    assert_int_equal(r.category, 0);
+    /* shared: target 1 has 60% of target 0's hits in every segment */
+    for (int q = 0; q < 5; ++q) {
+        uhits[q * 3] = 200;
+        uhits[q * 3 + 1] = 120;
+    }
+    sbf_units_gather(&u, 1, 3, ukmers, uhits, kmers, hits);
+    sbf_score_fragment(&s, 1, NULL, 0, kmers, hits, &seg, frag, passing, &r);
+    assert_int_equal(r.category, 0);
+    assert_true(passing[0] && !passing[1] && !passing[2]);
     sbf_scorer_free(&s);
+}
+
+/* Reads cut into units: every k-mer in exactly one unit, BAM segments on a byte boundary. */
+static void test_units(void **state)
+{
+    (void)state;
+    static char longread[5000];
+    memset(longread, 'A', sizeof longread);
+    const char *seqs[3] = {"ACGT", longread, longread};
+    const size_t lens[3] = {4, 31 + 1023, 31 + 2 * 1024 + 5};   /* 1024 k-mers: one unit; 2053: three */
+    sbf_units_t u = {0};
+    assert_int_equal(sbf_units_make(&u, 3, seqs, NULL, lens, 31), SBFI_OK);
+    assert_int_equal(u.n_units, 5);
+    assert_true(u.segmented);
+    assert_int_equal(u.start[0], 0);
+    assert_int_equal(u.start[1], 1);
+    assert_int_equal(u.start[2], 2);
+    assert_int_equal(u.start[3], 5);
+    assert_int_equal(u.lens[1], 31 + 1023);
+    size_t kmers = 0;
+    for (size_t q = 2; q < 5; ++q) {
+        assert_ptr_equal(u.seqs[q], longread + (q - 2) * SBF_SEGMENT_KMERS);
+        kmers += u.lens[q] - 30;
+    }
+    assert_int_equal(kmers, lens[2] - 30);
+    const uint8_t *packed[1] = {(const uint8_t *)longread};
+    const size_t plen[1] = {31 + 1024};
+    assert_int_equal(sbf_units_make(&u, 1, NULL, packed, plen, 31), SBFI_OK);
+    assert_int_equal(u.n_units, 2);
+    assert_ptr_equal(u.packed[1], packed[0] + SBF_SEGMENT_KMERS / 2);
+    assert_int_equal(u.lens[1], 31);
+    sbf_units_free(&u);
 }
 
 static void test_no_kmer_and_no_target(void **state)
@@ -223,12 +293,13 @@ static void test_mates_summed(void **state)
     (void)state;
     sbf_classify_opt_t o;
     sbf_classify_opt_init(&o);
+    o.min_score = 4;
     const double fpr[2] = {6e-6, 6e-6};
     sbf_scorer_t s = scorer(&o, 2, fpr);
     uint32_t kmers[3] = {120, 999, 100}, hits[6] = {3, 0, 7, 7, 4, 0}, frag[2];
     const uint32_t read[2] = {0, 2};
     sbf_frag_result_t r;
-    sbf_score_fragment(&s, 2, read, 0, kmers, hits, frag, NULL, &r);
+    sbf_score_fragment(&s, 2, read, 0, kmers, hits, NULL, frag, NULL, &r);
     assert_int_equal(r.kmers, 220);
     assert_int_equal(frag[0], 7);
     assert_int_equal(frag[1], 0);
@@ -258,34 +329,34 @@ static void test_mates_rules(void **state)
     sbf_frag_result_t r;
     /* target 0: mate 1 passes (0.5), mate 2 not (0.1) */
     uint32_t kmers[2] = {100, 100}, h[4] = {50, 0, 10, 0};
-    sbf_score_fragment(&both, 2, NULL, 0, kmers, h, frag, passing, &r);
+    sbf_score_fragment(&both, 2, NULL, 0, kmers, h, NULL, frag, passing, &r);
     assert_int_equal(r.category, SBF_CAT_NONE);
-    sbf_score_fragment(&either, 2, NULL, 0, kmers, h, frag, passing, &r);
+    sbf_score_fragment(&either, 2, NULL, 0, kmers, h, NULL, frag, passing, &r);
     assert_int_equal(r.category, 0);
     assert_true(fabs(r.score - sbf_score_hits(&either, 0, 100, 50)) < 1e-3);   /* the higher mate */
     h[2] = 20;
-    sbf_score_fragment(&both, 2, NULL, 0, kmers, h, frag, passing, &r);
+    sbf_score_fragment(&both, 2, NULL, 0, kmers, h, NULL, frag, passing, &r);
     assert_int_equal(r.category, 0);
     assert_true(fabs(r.score - sbf_score_hits(&both, 0, 100, 20)) < 1e-3);     /* the lower mate */
     uint32_t ab[4] = {90, 30, 80, 40};   /* both targets pass for both mates */
-    sbf_score_fragment(&both, 2, NULL, 0, kmers, ab, frag, passing, &r);
+    sbf_score_fragment(&both, 2, NULL, 0, kmers, ab, NULL, frag, passing, &r);
     assert_int_equal(r.category, SBF_CAT_MULTI);
     assert_true(passing[0] && passing[1]);
     uint32_t none[2] = {0, 0};
-    sbf_score_fragment(&both, 2, NULL, 0, none, ab, frag, passing, &r);
+    sbf_score_fragment(&both, 2, NULL, 0, none, ab, NULL, frag, passing, &r);
     assert_int_equal(r.category, SBF_CAT_NO_KMER);
     /* a mate without k-mers fails "both" but not "either" */
     uint32_t one_mate[2] = {100, 0};
-    sbf_score_fragment(&both, 2, NULL, 0, one_mate, ab, frag, passing, &r);
+    sbf_score_fragment(&both, 2, NULL, 0, one_mate, ab, NULL, frag, passing, &r);
     assert_int_equal(r.category, SBF_CAT_NONE);
-    sbf_score_fragment(&either, 2, NULL, 0, one_mate, ab, frag, passing, &r);
+    sbf_score_fragment(&either, 2, NULL, 0, one_mate, ab, NULL, frag, passing, &r);
     assert_int_equal(r.category, SBF_CAT_MULTI);   /* mate 1 passes both targets (0.9 and 0.3) */
     sbf_scorer_free(&both);
     sbf_scorer_free(&either);
     o.mates = SBF_MATES_BOTH;
     o.margin = 0;   /* -b: the best one */
     both = scorer(&o, 2, fpr);
-    sbf_score_fragment(&both, 2, NULL, 0, kmers, ab, frag, passing, &r);
+    sbf_score_fragment(&both, 2, NULL, 0, kmers, ab, NULL, frag, passing, &r);
     assert_int_equal(r.category, 0);
     sbf_scorer_free(&both);
 }
@@ -548,7 +619,8 @@ int main(void)
         cmocka_unit_test(test_mates_rules),      cmocka_unit_test(test_score_values),
         cmocka_unit_test(test_fpr_decides),      cmocka_unit_test(test_mates_summed),
         cmocka_unit_test(test_lowcomp_cases),    cmocka_unit_test(test_lowcomp_random),
-        cmocka_unit_test(test_lowcomp_batch),
+        cmocka_unit_test(test_lowcomp_batch),    cmocka_unit_test(test_chimera_segments),
+        cmocka_unit_test(test_units),
         cmocka_unit_test(test_mate_names),       cmocka_unit_test(test_safe_file_part),       cmocka_unit_test(test_pairing_by_flags),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);

@@ -91,7 +91,7 @@ static void check_read(const char *s, size_t len)
     uint8_t passing[2];
     uint32_t frag[2];
     sbf_frag_result_t res;
-    sbf_score_fragment(&scorer, 1, NULL, 0, kmers, hits, frag, passing, &res);
+    sbf_score_fragment(&scorer, 1, NULL, 0, kmers, hits, NULL, frag, passing, &res);
     int cat = res.category;
     double score = res.score;
     if (naive == 0 ? cat != SBF_CAT_NO_KMER : cat == SBF_CAT_NO_KMER)
