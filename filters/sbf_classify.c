@@ -180,7 +180,7 @@ static int chimera_unit(const sbf_scorer_t *s, uint32_t n, const uint32_t *h, vo
     const sbf_classify_opt_t *o = &s->opt;
     for (int t = 0; t < s->n_targets; ++t) {
         if (t == c->best || h[t] < o->min_hits || (double)h[t] < o->min_fraction * (double)n ||
-            (double)h[c->best] >= (1 - o->margin) * (double)h[t])
+            (double)h[c->best] >= (double)h[t] - o->margin * (double)n)
             continue;
         if (sbf_score_hits(s, t, n, h[t]) >= c->threshold) {
             c->found = 1;
@@ -226,8 +226,8 @@ void sbf_score_fragment(const sbf_scorer_t *s, int n_reads, const uint32_t *read
         out->score = R > 0 ? (float)sbf_score_hits(s, most, n, frag_hits[most]) : 0;
         return;
     }
-    /* tied: passing, with at least (1 - margin) of the best target's hits */
-    const double floor_hits = (1 - s->opt.margin) * (double)frag_hits[best];
+    /* tied: passing, with at most margin x n hits fewer than the best target */
+    const double floor_hits = (double)frag_hits[best] - s->opt.margin * (double)n;
     int tied = 0;
     for (int t = 0; t < R; ++t) {
         double sc;

@@ -69,7 +69,8 @@ typedef struct {
  * A fragment of several units (mates, or segments of long reads when seg is not NULL) is also
  * multi when one unit belongs to another target than the best: that target passes in the unit
  * (its score there reaching min_score + log10 of the units, one test per unit) and the best
- * target has less than (1 - margin) of its hits there: a chimera, or a read across a prophage. */
+ * target has more than margin x (the unit's k-mers) hits fewer there: a chimera, or a read
+ * across a prophage. */
 void sbf_score_fragment(const sbf_scorer_t *s, int n_reads, const uint32_t *read, size_t first, const uint32_t *kmers,
                         const uint32_t *hits, const sbf_segments_t *seg, uint32_t *frag_hits, uint8_t *passing,
                         sbf_frag_result_t *out);

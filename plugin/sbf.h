@@ -39,9 +39,9 @@ extern "C" {
 #endif
 
 #define SBF_VERSION_MAJOR 0
-#define SBF_VERSION_MINOR 3
+#define SBF_VERSION_MINOR 4
 #define SBF_VERSION_PATCH 0
-#define SBF_VERSION "0.3.0"
+#define SBF_VERSION "0.4.0"
 
 #if defined(__GNUC__)
 #define SBF_EXPORT __attribute__((visibility("default")))
@@ -189,8 +189,10 @@ SBF_EXPORT int sbf_query_kmers(const sbf_index_t *idx, int target, const char *s
  * a small or an over-full filter. Target t passes when its score reaches min_score, h_t
  * reaches min_hits and h_t / n reaches min_fraction. The category is
  *  - the passing target with the best score (then the most hits, then the lower number), when
- *    no other passing target has at least (1 - margin) times its hits;
- *  - SBF_CAT_MULTI when one does (a read shared by two targets, or a chimera of two);
+ *    no other passing target is within margin x n hits of it;
+ *  - SBF_CAT_MULTI when one is (a read that two targets share), or when a part of the
+ *    fragment (a mate, or a segment of 1,024 k-mers of a long read) belongs to another target
+ *    (a chimera, a read across a prophage: see filters/sbf_classify.h);
  *  - SBF_CAT_NONE when no target passes; SBF_CAT_NO_KMER when the fragment has no valid k-mer
  *    (shorter than k, all N, or all low-complexity once masked).
  * Before the query, stretches of at least mask_lowcomp bases that repeat with a period of 1 to
@@ -200,7 +202,7 @@ typedef struct {
     double min_score;       /* >= 0: least calibrated score [SBF_DEFAULT_MIN_SCORE] */
     unsigned min_hits;      /* >= 1: least k-mers found in the target [SBF_DEFAULT_MIN_HITS] */
     double min_fraction;    /* 0..1: least fraction of the fragment's k-mers found [0] */
-    double margin;          /* 0..1: passing targets with hits >= (1 - margin) x the best's are
+    double margin;          /* 0..1: passing targets within margin x n hits of the best are
                              * tied: SBF_CAT_MULTI [SBF_DEFAULT_MARGIN] */
     unsigned mask_lowcomp;  /* mask tandem repeats of at least this many bases; 0: no mask
                              * [SBF_DEFAULT_MASK_LOWCOMP] */
@@ -211,7 +213,7 @@ typedef struct {
 
 #define SBF_DEFAULT_MIN_SCORE 3.0
 #define SBF_DEFAULT_MIN_HITS 1
-#define SBF_DEFAULT_MARGIN 0.1
+#define SBF_DEFAULT_MARGIN 0.02
 #define SBF_DEFAULT_MASK_LOWCOMP 24
 #define SBF_LOWCOMP_MAX_PERIOD 6
 

@@ -33,7 +33,7 @@ $CC ${CFLAGS:-} -Wall -Wextra -Werror "$examples/dlopen_screen.c" ${LDFLAGS:-} -
 check "dlopen_screen.c builds without linking libsbf" test -x dlopen_screen
 seq_a=$(sed -n 2p "$data/reads.fq")
 LD_LIBRARY_PATH=$builddir/.libs ./dlopen_screen idx.sbf "$seq_a" NNNNACGT > dl.txt 2> dl.err
-check "dlopen_screen loads libsbf.so.1 and classifies" test "$(sed -n 2,3p dl.txt | cut -f2 | tr '\n' ' ')" = "phage_a none "
+check "dlopen_screen loads libsbf.so.4 and classifies" test "$(sed -n 2,3p dl.txt | cut -f2 | tr '\n' ' ')" = "phage_a none "
 ./dlopen_screen /nonexistent/libsbf.so idx.sbf ACGT > /dev/null 2> dl2.err
 check "dlopen_screen: a missing library is an error" test $? -eq 1 -a -s dl2.err
 tap_end

@@ -23,7 +23,7 @@ check "category counts on the page (300 lambda, 200 E. coli, 100 none)" \
   test "$(grep -c '>lambda: 300<\|>E. coli &lt;K-12&gt;: 200<\|>none: 100<' report.html)" -eq 3
 check "target names are escaped" test "$(grep -c 'E. coli <K-12>' report.html)" -eq 0
 check "a score chart per target" test "$(grep -c 'aria-label="score distribution"' report.html)" -eq 2
-check "the run's parameters" grep -q 'score &gt;= 3, hits &gt;= 1, margin 0.1, repeats of 24+ bases masked' report.html
+check "the run's parameters" grep -q 'score &gt;= 3, hits &gt;= 1, margin 0.02, repeats of 24+ bases masked' report.html
 
 browser=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$browser" ]; then

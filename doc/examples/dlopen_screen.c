@@ -4,7 +4,7 @@
  *
  * Build:  cc dlopen_screen.c -ldl -o dlopen_screen
  * Run:    ./dlopen_screen [LIBRARY] INDEX.sbf SEQUENCE...
- *         LIBRARY defaults to libsbf.so.1 (the soname: found through the loader's path).
+ *         LIBRARY defaults to libsbf.so.4 (the soname: found through the loader's path).
  * Prints the library's version, then per sequence its category and score. */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -12,10 +12,13 @@
 #include <string.h>
 
 typedef struct sbf_index_s sbf_index_t;
-typedef struct {
+typedef struct {   /* as sbf.h declares it (libsbf.so.4) */
     double min_score;
     unsigned min_hits;
+    double min_fraction;
     double margin;
+    unsigned mask_lowcomp;
+    int mates;
 } sbf_classify_opt_t;
 typedef struct {
     const char *name;
@@ -28,7 +31,7 @@ typedef struct {
 int main(int argc, char **argv)
 {
     int a = 1;
-    const char *lib = "libsbf.so.1";
+    const char *lib = "libsbf.so.4";
     if (argc > 3 && strstr(argv[1], ".so"))
         lib = argv[a++];
     if (argc - a < 2) {
