@@ -8,6 +8,7 @@
 #   mkdir -p .devdata && cp /usr/share/doc/{vt/examples/ref/20.fa.gz,ragout/examples/E.Coli/references/MG1655-K12.fasta.gz,bowtie2/examples/reference/lambda_virus.fa.gz} .devdata/
 # then device run: bash tests/gpu/run.sh, carrying .devrt .devdata sbf tests/test_gpu tests/index_version
 # bench/sbf-gpu-bench
+#   optional: .devdata/real/<set>.fq.gz, reads of bench/real.sh's sets (classified on both engines)
 # env: SKIP_SANITIZER=1, SKIP_BENCH=1 leave those parts out; with two GPUs, --gpu 0,1 is checked too.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -44,6 +45,22 @@ samtools import -@ 8 -1 "$tmp/r1.fq" -2 "$tmp/r2.fq" -o "$tmp/in.bam" 2> /dev/nu
   echo "sbf classify: 200,000 BAM pairs tagged identically on CPU and GPU" || status=1
 grep -E 'engine|stages' "$tmp/gpu.err"; grep -h '"seconds"' "$tmp/cpu.json" "$tmp/gpu.json" | tr -d '\n'; echo " (CPU, GPU)"
 rm -rf "$tmp"
+if ls .devdata/real/*.fq.gz > /dev/null 2>&1; then
+  echo "== real reads (bench/real.sh sets): sbf classify on the GPU and the CPU engine, every record compared"
+  tmp=$(mktemp -d)
+  ./sbf build -o "$tmp/real.sbf" human=.devdata/20.fa.gz ecoli=.devdata/MG1655-K12.fasta.gz \
+    lambda=.devdata/lambda_virus.fa.gz 2> /dev/null || status=1
+  for f in .devdata/real/*.fq.gz; do
+    set_name=$(basename "$f" .fq.gz)
+    ./sbf classify --gpu none -@ 8 --hits -x "$tmp/real.sbf" -o "$tmp/cpu.fq" --json "$tmp/cpu.json" "$f" 2> /dev/null &&
+      ./sbf classify --gpu 0 --hits -x "$tmp/real.sbf" -o "$tmp/gpu.fq" --json "$tmp/gpu.json" "$f" 2> /dev/null &&
+      grep -q '"engine": "GPU' "$tmp/gpu.json" && grep -q '"engine": "CPU' "$tmp/cpu.json" && [ -s "$tmp/gpu.fq" ] &&
+      cmp "$tmp/cpu.fq" "$tmp/gpu.fq" &&
+      echo "$set_name: $(awk 'NR % 4 == 1' "$tmp/gpu.fq" | wc -l) reads identical on both engines; $(grep -c 'sb:Z:multi' "$tmp/gpu.fq") multi, masked $(grep -o '"masked": {[^}]*}' "$tmp/gpu.json")" ||
+      { echo "$set_name: GPU and CPU differ (or an engine did not run)"; status=1; }
+  done
+  rm -rf "$tmp"
+fi
 if [ "${SKIP_SANITIZER:-0}" != 1 ]; then
   for tool in memcheck racecheck initcheck synccheck; do
     SBF_GPU_QUICK=1 compute-sanitizer --tool "$tool" --error-exitcode 9 ./tests/test_gpu > "$out/sanitizer-$tool.log" 2>&1
