@@ -18,27 +18,65 @@ static inline uint64_t load64(const uint8_t *p)
     return v;
 }
 
-/* Could seq hold a stretch of min_len bases with a period p <= P? Such a stretch has at least
- * min_len - p >= 15 consecutive positions i (all with i + p < len) where seq[i] == seq[i+p],
- * hence 8 of them from a multiple of 8: one 64-bit comparison per block and period finds every
- * stretch, and few others (8 equal bytes happen by chance once in 65,536 blocks). `fold` is ORed
- * into both words (0x20 per byte: ASCII case). With min_len < P + 15 every read is scanned. */
-static int candidate(const uint8_t *seq, size_t len, unsigned min_len, uint64_t fold)
+/* Every stretch of at least min_len bases with a period p <= P, in seq[0..len) whose bytes map
+ * to 2-bit codes through `code` (4: not a base): positions i with code[seq[i]] < 4 and
+ * seq[i] == seq[i+p] in a row (a run), the stretch being the run and the p bases after it.
+ * A stretch of min_len >= P + 15 bases holds a run of at least 15 positions, hence 8 of them
+ * from a multiple of 8: one 64-bit comparison per block and period finds every run (8 equal
+ * bytes happen by chance once in 65,536 blocks), and the run is then extended both ways. `fold`
+ * is ORed into both words (0x20 per byte: ASCII case). Each stretch goes to visit(ctx, from,
+ * to); returns the sum of what visit returns. */
+typedef size_t (*visit_fn)(void *ctx, size_t from, size_t to);
+
+/* Can seq hold such a stretch at all? A stretch of period p also repeats at every multiple of
+ * p, so each period 1..6 repeats at distance 4, 5 or 6, with a run at least min_len - 6 >= 15
+ * long there: three comparisons per 8-byte block find every read that holds one. */
+static int candidate(const uint8_t *seq, size_t len, uint64_t fold)
 {
-    if (min_len < P + 15)
-        return 1;
-    for (size_t b = 0; b + 9 <= len; b += 8) {
+    for (size_t b = 0; b + 8 + P <= len; b += 8) {
         const uint64_t w = load64(seq + b) | fold;
-        for (unsigned p = 1; p <= P && b + 8 + p <= len; ++p)
-            if (w == (load64(seq + b + p) | fold))
-                return 1;
+        if (w == (load64(seq + b + 4) | fold) || w == (load64(seq + b + 5) | fold) ||
+            w == (load64(seq + b + 6) | fold))
+            return 1;
+    }
+    /* the last block before the end, for distances 4 and 5 */
+    if (len >= 8 + 4) {
+        const size_t b = ((len - 8 - 4) / 8) * 8;
+        const uint64_t w = load64(seq + b) | fold;
+        if (w == (load64(seq + b + 4) | fold) || (b + 8 + 5 <= len && w == (load64(seq + b + 5) | fold)))
+            return 1;
     }
     return 0;
 }
 
-/* The exact rule over 2-bit codes (4: not a base): sets MASKED on every base of a stretch of at
- * least min_len bases with a period p <= P (code[i] == code[i+p] along it, all bases). Returns
- * the bases newly marked. */
+static size_t stretches(const uint8_t *seq, size_t len, unsigned min_len, uint64_t fold, const uint8_t code[256],
+                        visit_fn visit, void *ctx)
+{
+    size_t marked = 0;
+    if (!candidate(seq, len, fold))
+        return 0;
+    for (unsigned p = 1; p <= P; ++p)
+        for (size_t b = 0; b + 8 + p <= len; b += 8) {
+            if ((load64(seq + b) | fold) != (load64(seq + b + p) | fold))
+                continue;
+#define EQ(i) (code[seq[i]] < 4 && code[seq[i]] == code[seq[(i) + p]])
+            if (!EQ(b))
+                continue;   /* an N here: a long enough run has a clean block of its own */
+            size_t from = b, to = b + 1;   /* the run [from, to) */
+            while (from > 0 && EQ(from - 1))
+                --from;
+            while (to + p < len && EQ(to))
+                ++to;
+#undef EQ
+            if (to - from + p >= min_len)
+                marked += visit(ctx, from, to + p);
+            b = (to / 8) * 8;   /* the next block that can start another run of this period */
+        }
+    return marked;
+}
+
+/* The exact rule over 2-bit codes for any min_len (no candidate blocks): sets MASKED on every
+ * base of a stretch. Returns the bases newly marked. */
 static size_t mark(uint8_t *code, size_t len, unsigned min_len)
 {
     size_t marked = 0;
@@ -61,11 +99,37 @@ static size_t mark(uint8_t *code, size_t len, unsigned min_len)
     return marked;
 }
 
+typedef struct {
+    const char *seq;
+    char *out;
+    size_t len;
+    int copied;
+} ascii_ctx_t;
+
+static size_t mask_ascii_stretch(void *ctx, size_t from, size_t to)
+{
+    ascii_ctx_t *c = ctx;
+    if (!c->copied) {
+        memcpy(c->out, c->seq, c->len);
+        c->copied = 1;
+    }
+    size_t n = 0;
+    for (size_t j = from; j < to; ++j) {
+        n += c->out[j] != 'N';
+        c->out[j] = 'N';
+    }
+    return n;
+}
+
 size_t sbf_lowcomp_mask_ascii(const char *seq, size_t len, unsigned min_len, char *out)
 {
     const uint8_t *s = (const uint8_t *)seq;
-    if (min_len == 0 || len < min_len || !candidate(s, len, min_len, 0x2020202020202020ULL))
+    if (min_len == 0 || len < min_len)
         return 0;
+    if (min_len >= P + 15) {
+        ascii_ctx_t c = {seq, out, len, 0};
+        return stretches(s, len, min_len, 0x2020202020202020ULL, sbf_nt4_ascii, mask_ascii_stretch, &c);
+    }
     uint8_t *code = (uint8_t *)out;   /* out holds the codes first */
     for (size_t i = 0; i < len; ++i)
         code[i] = sbf_nt4_ascii[s[i]];
@@ -75,14 +139,39 @@ size_t sbf_lowcomp_mask_ascii(const char *seq, size_t len, unsigned min_len, cha
     return marked;
 }
 
+typedef struct {
+    const uint8_t *packed;
+    uint8_t *out;
+    size_t len;
+    int copied;
+} nt16_ctx_t;
+
+static size_t mask_nt16_stretch(void *ctx, size_t from, size_t to)
+{
+    nt16_ctx_t *c = ctx;
+    if (!c->copied) {
+        memcpy(c->out, c->packed, (c->len + 1) / 2);
+        c->copied = 1;
+    }
+    size_t n = 0;
+    for (size_t j = from; j < to; ++j) {
+        const unsigned shift = (~j & 1) * 4;
+        n += ((c->out[j / 2] >> shift) & 15) != 15;
+        c->out[j / 2] = (uint8_t)(c->out[j / 2] | (15u << shift));
+    }
+    return n;
+}
+
 size_t sbf_lowcomp_mask_nt16(const uint8_t *packed, size_t len, unsigned min_len, uint8_t *scratch, uint8_t *out)
 {
     if (min_len == 0 || len < min_len)
         return 0;
     for (size_t i = 0; i < len; ++i)   /* one 4-bit code per byte: equal bases are equal bytes */
         scratch[i] = (uint8_t)((packed[i / 2] >> ((~i & 1) * 4)) & 15);
-    if (!candidate(scratch, len, min_len, 0))
-        return 0;
+    if (min_len >= P + 15) {
+        nt16_ctx_t c = {packed, out, len, 0};
+        return stretches(scratch, len, min_len, 0, sbf_nt4_nt16, mask_nt16_stretch, &c);
+    }
     for (size_t i = 0; i < len; ++i)
         scratch[i] = sbf_nt4_nt16[scratch[i]];
     const size_t marked = mark(scratch, len, min_len);
