@@ -3,7 +3,7 @@
 # Kraken2 beside it, the truth being minimap2's placement of every read on the same targets.
 #
 # Usage: bench/real.sh            (from anywhere; Debian 12 as root, apt-get reachable)
-# Env:   SBF [/tmp/sbf-base/bin/sbf]  the sbf to test (its ../lib joins LD_LIBRARY_PATH)
+# Env:   SBF [the repository's ./sbf]  the sbf to test (an installed one: its ../lib joins LD_LIBRARY_PATH)
 #        SBF_ARGS ['']        extra options of every 'sbf classify', e.g. SBF_ARGS="-s 0.1"
 #        SBF_BUILD_ARGS ['']  extra options of 'sbf build' (the index is cached per value)
 #        REAL_DIR [${TMPDIR:-/tmp}/sbf-real]  cache: packages' reads, targets, truth, BBDuk
@@ -29,7 +29,7 @@ trap 'echo "real.sh: FAILED (exit $?) at line $LINENO: $BASH_COMMAND" >&2' ERR
 t_start=$(date +%s)
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 real=$here/real
-SBF=${SBF:-/tmp/sbf-base/bin/sbf}
+SBF=${SBF:-$(cd "$here/.." && pwd)/sbf}
 SBF_ARGS=${SBF_ARGS:-}
 SBF_BUILD_ARGS=${SBF_BUILD_ARGS:-}
 REAL_DIR=${REAL_DIR:-${TMPDIR:-/tmp}/sbf-real}
