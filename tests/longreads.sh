@@ -325,4 +325,38 @@ check "interleaved long pairs: exit 0" test $? -eq 0
 category_fq lp_inter_out.fq | awk 'NR % 2' > got
 same_lines "interleaved long pairs: the categories of the two-file run" got lp.truth
 
+# ---- 6. chimeras and low complexity -------------------------------------------------------------------
+# A read whose parts belong to two targets is multi (segments of 1,024 k-mers tell them apart),
+# one with a part in no target keeps its target, and poly-G is masked (no valid k-mer: none).
+awk 'BEGIN { s = ""; for (i = 0; i < 1000; ++i) s = s "G"; print s }' > polyg.seq
+awk 'BEGIN { s = ""; for (i = 0; i < 1000; ++i) s = s "AC"; print s }' > acrep.seq
+cat > chim.spec <<'SPEC'
+multi_rnd_ecoli rnd:0:200000 ecoli:1000:20000
+multi_human_rnd human:0:25000 rnd:500000:400000
+rnd_junk_tail rnd:100000:50000 junk:0:10000
+multi_short_chimera human:2000:3000 ecoli:5000:3000
+none_polyg polyg:0:300
+none_acrep acrep:0:400
+none_junk_polyg junk:5000:200 polyg:0:150
+rnd_polyg_tail rnd:7000:300 polyg:0:120
+SPEC
+mkreads < chim.spec > chim.fq
+"$SBF" classify -x idx.sbf "${C[@]}" -K 1M --json chim.json -o chim_out.fq chim.fq 2> chim.err
+check "chimeras and repeats: exit 0" test $? -eq 0
+truth_fq chim.fq > want
+category_fq chim_out.fq > got
+same_lines "chimeras are multi, a part in no target keeps the target, repeats are masked" got want
+# the four repeat reads (970 bases), and whatever short tandem repeats the genome slices hold
+masked=$(sed -n 's/.*"masked": {"reads": \([0-9]*\), "bases": \([0-9]*\)}.*/\1 \2/p' chim.json)
+check "... the JSON counts the masked reads and bases ($masked)" \
+  awk -v m="$masked" 'BEGIN { split(m, a, " "); exit !(a[1] >= 4 && a[2] >= 970) }'
+check "... and the summary on stderr says the same" \
+  grep -q "low complexity: ${masked% *} reads had ${masked#* } bases masked" chim.err
+check "... poly-G and (AC)n alone have no valid k-mer" grep -q "(2 without a valid k-mer)" chim.err
+"$SBF" classify -x idx.sbf "${C[@]}" -K 1M --mask-lowcomp 0 -o nomask.fq chim.fq 2> /dev/null
+check "--mask-lowcomp 0: poly-G keeps its k-mers" test "$(grep -c 'none_polyg.*ss:f:' nomask.fq)" -eq 1
+"$SBF" query -x idx.sbf "${C[@]}" chim.fq > chim.tsv 2> /dev/null
+check "sbf query counts every k-mer of a repeat (raw, unmasked)" \
+  awk -v k="$k" '$1 == "none_polyg" { exit !($2 == 300 - k + 1) }' chim.tsv
+
 tap_end
