@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../filters/sbf_error.h"
+#include "../filters/sbf_mem.h"
 #include "sbf_batch.h"
 
 /* Records of one mate file read past the end of the last batch: r[head .. end) wait. */
@@ -72,18 +73,21 @@ static void swap_reads(sbf_read_t *a, sbf_read_t *b)
     *b = t;
 }
 
+/* Room for `need` record slots in *r (of *cap): new slots are empty records. */
+static int reserve_reads(sbf_read_t **r, size_t *cap, size_t need)
+{
+    const size_t old = *cap;
+    if (sbf_reserve(r, cap, need, sizeof **r) != SBFI_OK)
+        return sbf_error(SBFI_E_NOMEM, "out of memory for a batch of %zu reads", need);
+    memset(*r + old, 0, (*cap - old) * sizeof **r);
+    return SBFI_OK;
+}
+
 /* Room for one more read (two in two-file mode) and one more fragment. */
 static int reserve(sbf_batch_t *b)
 {
-    if (b->n_reads + 2 > b->cap_reads) {
-        size_t cap = b->cap_reads ? 2 * b->cap_reads : 1024;
-        sbf_read_t *r = realloc(b->reads, cap * sizeof *r);
-        if (!r)
-            return sbf_error(SBFI_E_NOMEM, "out of memory for a batch of %zu reads", cap);
-        memset(r + b->cap_reads, 0, (cap - b->cap_reads) * sizeof *r);
-        b->reads = r;
-        b->cap_reads = cap;
-    }
+    if (reserve_reads(&b->reads, &b->cap_reads, b->n_reads + 2) != SBFI_OK)
+        return SBFI_E_NOMEM;
     if (b->n_frags + 1 > b->cap_frags) {
         size_t cap = b->cap_frags ? 2 * b->cap_frags : 1024;
         sbf_frag_t *f = realloc(b->frags, cap * sizeof *f);
@@ -282,14 +286,8 @@ static int hold_back(sbf_input_t *in, sbf_batch_t *b, int which, size_t from, si
     size_t k = to - from;
     if (p->head == p->end) {
         p->head = p->end = 0;
-        if (p->cap < k) {
-            sbf_read_t *r = realloc(p->r, k * sizeof *r);
-            if (!r)
-                return sbf_error(SBFI_E_NOMEM, "out of memory for a batch of %zu pairs", k);
-            memset(r + p->cap, 0, (k - p->cap) * sizeof *r);
-            p->r = r;
-            p->cap = k;
-        }
+        if (reserve_reads(&p->r, &p->cap, k) != SBFI_OK)
+            return SBFI_E_NOMEM;
         p->end = k;
     } else {
         /* records were still waiting, so this batch's came from them (none was read): they go

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "../plugin/sbf.h"
+#include "sbf_segment.h"
 
 /* False positives cluster: once a k-mer of a read tests present by chance, the next one often
  * shares its shard and all but one s-mer, so it tests present too. Hits from chance alone are
@@ -53,13 +54,6 @@ typedef struct {
 /* Sum the fragment's reads into frag_hits[n_targets] (caller's array) and return the k-mers. */
 uint32_t sbf_fragment_sum(int n_targets, int n_reads, const uint32_t *read, size_t first, const uint32_t *kmers,
                           const uint32_t *hits, uint32_t *frag_hits);
-
-/* Where along the reads the hits lie: read i was queried as units first[i] .. end[i]-1
- * (sbf_segment.h), unit q with kmers[q] k-mers and hits + q * n_targets. */
-typedef struct {
-    const size_t *first, *end;
-    const uint32_t *kmers, *hits;
-} sbf_segments_t;
 
 /* Score one fragment: frag_hits as sbf_fragment_sum() leaves them. passing, if not NULL, gets 1
  * for the targets the fragment is assigned to (the category target, or every tied target of a

@@ -7,6 +7,7 @@
 #include "sbf_error.h"
 #include "sbf_kmer.h"
 #include "sbf_lowcomp.h"
+#include "sbf_mem.h"
 
 #define P SBF_LOWCOMP_MAX_PERIOD
 #define MASKED 0x80u   /* marks a code in place */
@@ -99,24 +100,50 @@ static size_t mark(uint8_t *code, size_t len, unsigned min_len)
     return marked;
 }
 
+/* The masked copy of a read, made when its first stretch is found: ASCII ('N' over a stretch)
+ * or BAM 4-bit (code 15). */
 typedef struct {
-    const char *seq;
-    char *out;
+    const uint8_t *in;
+    uint8_t *out;
     size_t len;
-    int copied;
-} ascii_ctx_t;
+    int packed, copied;
+} masked_t;
 
-static size_t mask_ascii_stretch(void *ctx, size_t from, size_t to)
+static size_t mask_range(void *ctx, size_t from, size_t to)
 {
-    ascii_ctx_t *c = ctx;
+    masked_t *c = ctx;
     if (!c->copied) {
-        memcpy(c->out, c->seq, c->len);
+        memcpy(c->out, c->in, c->packed ? (c->len + 1) / 2 : c->len);
         c->copied = 1;
     }
     size_t n = 0;
     for (size_t j = from; j < to; ++j) {
-        n += c->out[j] != 'N';
-        c->out[j] = 'N';
+        if (c->packed) {
+            const unsigned shift = (~j & 1) * 4;
+            n += ((c->out[j / 2] >> shift) & 15) != 15;
+            c->out[j / 2] = (uint8_t)(c->out[j / 2] | (15u << shift));
+        } else {
+            n += c->out[j] != 'N';
+            c->out[j] = 'N';
+        }
+    }
+    return n;
+}
+
+/* Any min_len, BAM 4-bit reads: the read's 2-bit codes in `code` (scratch), every stretch found
+ * by mark(), then masked in the copy run by run. */
+static size_t mask_slow(uint8_t *code, size_t len, unsigned min_len, masked_t *c)
+{
+    if (!mark(code, len, min_len))
+        return 0;
+    size_t n = 0;
+    for (size_t i = 0; i < len;) {
+        size_t j = i;
+        while (j < len && (code[j] & MASKED))
+            ++j;
+        if (j > i)
+            n += mask_range(c, i, j);
+        i = j + (j == i);
     }
     return n;
 }
@@ -126,11 +153,10 @@ size_t sbf_lowcomp_mask_ascii(const char *seq, size_t len, unsigned min_len, cha
     const uint8_t *s = (const uint8_t *)seq;
     if (min_len == 0 || len < min_len)
         return 0;
-    if (min_len >= P + 15) {
-        ascii_ctx_t c = {seq, out, len, 0};
-        return stretches(s, len, min_len, 0x2020202020202020ULL, sbf_nt4_ascii, mask_ascii_stretch, &c);
-    }
-    uint8_t *code = (uint8_t *)out;   /* out holds the codes first */
+    masked_t c = {s, (uint8_t *)out, len, 0, 0};
+    if (min_len >= P + 15)
+        return stretches(s, len, min_len, 0x2020202020202020ULL, sbf_nt4_ascii, mask_range, &c);
+    uint8_t *code = (uint8_t *)out;   /* out holds the codes first, then the masked read */
     for (size_t i = 0; i < len; ++i)
         code[i] = sbf_nt4_ascii[s[i]];
     const size_t marked = mark(code, len, min_len);
@@ -139,67 +165,20 @@ size_t sbf_lowcomp_mask_ascii(const char *seq, size_t len, unsigned min_len, cha
     return marked;
 }
 
-typedef struct {
-    const uint8_t *packed;
-    uint8_t *out;
-    size_t len;
-    int copied;
-} nt16_ctx_t;
-
-static size_t mask_nt16_stretch(void *ctx, size_t from, size_t to)
-{
-    nt16_ctx_t *c = ctx;
-    if (!c->copied) {
-        memcpy(c->out, c->packed, (c->len + 1) / 2);
-        c->copied = 1;
-    }
-    size_t n = 0;
-    for (size_t j = from; j < to; ++j) {
-        const unsigned shift = (~j & 1) * 4;
-        n += ((c->out[j / 2] >> shift) & 15) != 15;
-        c->out[j / 2] = (uint8_t)(c->out[j / 2] | (15u << shift));
-    }
-    return n;
-}
-
 size_t sbf_lowcomp_mask_nt16(const uint8_t *packed, size_t len, unsigned min_len, uint8_t *scratch, uint8_t *out)
 {
     if (min_len == 0 || len < min_len)
         return 0;
     for (size_t i = 0; i < len; ++i)   /* one 4-bit code per byte: equal bases are equal bytes */
         scratch[i] = (uint8_t)((packed[i / 2] >> ((~i & 1) * 4)) & 15);
-    if (min_len >= P + 15) {
-        nt16_ctx_t c = {packed, out, len, 0};
-        return stretches(scratch, len, min_len, 0, sbf_nt4_nt16, mask_nt16_stretch, &c);
-    }
+    masked_t c = {packed, out, len, 1, 0};
+    if (min_len >= P + 15)
+        return stretches(scratch, len, min_len, 0, sbf_nt4_nt16, mask_range, &c);
     for (size_t i = 0; i < len; ++i)
         scratch[i] = sbf_nt4_nt16[scratch[i]];
-    const size_t marked = mark(scratch, len, min_len);
-    if (!marked)
-        return 0;
-    memcpy(out, packed, (len + 1) / 2);
-    for (size_t i = 0; i < len; ++i)
-        if (scratch[i] & MASKED)
-            out[i / 2] = (uint8_t)(i & 1 ? (out[i / 2] & 0xF0) | 15 : (out[i / 2] & 0x0F) | 0xF0);
-    return marked;
+    return mask_slow(scratch, len, min_len, &c);
 }
 
-static int grow(void *pp, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return SBFI_OK;
-    size_t c = *cap ? *cap : 256;
-    while (c < need)
-        c *= 2;
-    void *p = realloc(*(void **)pp, c * elem);
-    if (!p)
-        return sbf_error(SBFI_E_NOMEM, "out of memory masking low-complexity reads");
-    *(void **)pp = p;
-    *cap = c;
-    return SBFI_OK;
-}
-
-/* The per-read arrays (offsets and both views) share one capacity. */
 static int grow_reads(sbf_lowcomp_batch_t *m, size_t n)
 {
     if (n <= m->cap_n)
@@ -233,8 +212,8 @@ int sbf_lowcomp_batch(sbf_lowcomp_batch_t *m, unsigned min_len, size_t n, const 
         if (len < min_len)
             continue;
         /* the masked copy goes straight to the arena's end; kept only if something was masked */
-        if (grow(&m->arena, &m->cap_arena, used + bytes, 1) != SBFI_OK ||
-            (!seqs && grow(&m->scratch, &m->cap_scratch, len, 1) != SBFI_OK))
+        if (sbf_reserve(&m->arena, &m->cap_arena, used + bytes, 1) != SBFI_OK ||
+            (!seqs && sbf_reserve(&m->scratch, &m->cap_scratch, len, 1) != SBFI_OK))
             return SBFI_E_NOMEM;
         size_t masked = seqs ? sbf_lowcomp_mask_ascii(seqs[i], len, min_len, (char *)m->arena + used)
                              : sbf_lowcomp_mask_nt16(packed[i], len, min_len, m->scratch, m->arena + used);

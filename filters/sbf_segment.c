@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "sbf_error.h"
+#include "sbf_mem.h"
 #include "sbf_segment.h"
 
 /* Units of a read of len bases: one per SBF_SEGMENT_KMERS k-mers, at least one. */
@@ -14,21 +15,6 @@ static size_t units_of(size_t len, unsigned k)
     return (kmers + SBF_SEGMENT_KMERS - 1) / SBF_SEGMENT_KMERS;
 }
 
-static int reserve(void *pp, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return SBFI_OK;
-    size_t c = *cap ? *cap : 1024;
-    while (c < need)
-        c *= 2;
-    void *p = realloc(*(void **)pp, c * elem);
-    if (!p)
-        return sbf_error(SBFI_E_NOMEM, "out of memory for %zu query segments", need);
-    *(void **)pp = p;
-    *cap = c;
-    return SBFI_OK;
-}
-
 int sbf_units_make(sbf_units_t *u, size_t n, const char *const *seqs, const uint8_t *const *packed,
                    const size_t *lens, unsigned k)
 {
@@ -36,10 +22,10 @@ int sbf_units_make(sbf_units_t *u, size_t n, const char *const *seqs, const uint
     for (size_t i = 0; i < n; ++i)
         total += units_of(lens[i], k);
     const size_t m = total ? total : 1;
-    if (reserve(&u->start, &u->cap_start, n + 1, sizeof *u->start) != SBFI_OK ||
-        reserve(&u->lens, &u->cap_lens, m, sizeof *u->lens) != SBFI_OK ||
-        (seqs ? reserve((void *)&u->seqs, &u->cap_seqs, m, sizeof *u->seqs)
-              : reserve((void *)&u->packed, &u->cap_packed, m, sizeof *u->packed)) != SBFI_OK)
+    if (sbf_reserve(&u->start, &u->cap_start, n + 1, sizeof *u->start) != SBFI_OK ||
+        sbf_reserve(&u->lens, &u->cap_lens, m, sizeof *u->lens) != SBFI_OK ||
+        (seqs ? sbf_reserve((void *)&u->seqs, &u->cap_seqs, m, sizeof *u->seqs)
+              : sbf_reserve((void *)&u->packed, &u->cap_packed, m, sizeof *u->packed)) != SBFI_OK)
         return SBFI_E_NOMEM;
     size_t q = 0;
     for (size_t i = 0; i < n; ++i) {
@@ -61,17 +47,16 @@ int sbf_units_make(sbf_units_t *u, size_t n, const char *const *seqs, const uint
     return SBFI_OK;
 }
 
-void sbf_units_gather(const sbf_units_t *u, size_t n, int n_targets, const uint32_t *ukmers, const uint32_t *uhits,
-                      uint32_t *kmers, uint32_t *hits)
+void sbf_segments_gather(const sbf_segments_t *seg, size_t n, int n_targets, uint32_t *kmers, uint32_t *hits)
 {
     const size_t R = (size_t)n_targets;
     for (size_t i = 0; i < n; ++i) {
         uint32_t k = 0, *h = hits + i * R;
         memset(h, 0, R * sizeof *h);
-        for (size_t q = u->start[i]; q < u->start[i + 1]; ++q) {
-            k += ukmers[q];
+        for (size_t q = seg->first[i]; q < seg->end[i]; ++q) {
+            k += seg->kmers[q];
             for (size_t t = 0; t < R; ++t)
-                h[t] += uhits[q * R + t];
+                h[t] += seg->hits[q * R + t];
         }
         kmers[i] = k;
     }

@@ -32,10 +32,16 @@ typedef struct {
 int sbf_units_make(sbf_units_t *u, size_t n, const char *const *seqs, const uint8_t *const *packed,
                    const size_t *lens, unsigned k);
 
-/* Per read: the sum of its units' answers (ukmers[unit], uhits[unit * n_targets]) into
- * kmers[n] and hits[n * n_targets]. */
-void sbf_units_gather(const sbf_units_t *u, size_t n, int n_targets, const uint32_t *ukmers, const uint32_t *uhits,
-                      uint32_t *kmers, uint32_t *hits);
+/* Where along the reads the hits lie: read i was queried as units first[i] .. end[i]-1, unit q
+ * with kmers[q] k-mers and hits + q * n_targets (for one sbf_units_t: first = start,
+ * end = start + 1). */
+typedef struct {
+    const size_t *first, *end;
+    const uint32_t *kmers, *hits;
+} sbf_segments_t;
+
+/* Per read: the sum of its units' answers into kmers[n] and hits[n * n_targets]. */
+void sbf_segments_gather(const sbf_segments_t *seg, size_t n, int n_targets, uint32_t *kmers, uint32_t *hits);
 
 void sbf_units_free(sbf_units_t *u);
 

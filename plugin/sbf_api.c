@@ -8,6 +8,7 @@
 #include "../filters/sbf_build.h"
 #include "../filters/sbf_classify.h"
 #include "../filters/sbf_lowcomp.h"
+#include "../filters/sbf_mem.h"
 #include "../filters/sbf_error.h"
 #include "../filters/sbf_format.h"
 #include "../filters/sbf_index.h"
@@ -515,18 +516,6 @@ static int query_any(const sbf_index_t *idx, size_t n, const char *const *seqs, 
     return SBF_OK;
 }
 
-static int grow_u32(uint32_t **p, size_t *cap, size_t need)
-{
-    if (need <= *cap)
-        return SBF_OK;
-    uint32_t *q = realloc(*p, need * sizeof *q);
-    if (!q)
-        return sbf_error(SBF_E_NOMEM, "out of memory for %zu query results", need);
-    *p = q;
-    *cap = need;
-    return SBF_OK;
-}
-
 int sbf_engine_query_reads(const sbf_index_t *idx, int slot, size_t n, const char *const *seqs,
                            const uint8_t *const *packed, const size_t *lens, unsigned mask_lowcomp,
                            sbf_engine_batch_t *eb, uint32_t *kmers, uint32_t *hits, int threads,
@@ -549,8 +538,8 @@ int sbf_engine_query_reads(const sbf_index_t *idx, int slot, size_t n, const cha
     const uint8_t *const *qp = vp ? (whole ? vp : u->packed) : NULL;
     uint32_t *qk = kmers, *qh = hits;
     if (!whole) {
-        if ((rc = grow_u32(&eb->ukmers, &eb->cap_ukmers, m)) != SBF_OK ||
-            (rc = grow_u32(&eb->uhits, &eb->cap_uhits, m * (R ? R : 1))) != SBF_OK)
+        if ((rc = sbf_reserve(&eb->ukmers, &eb->cap_ukmers, m, sizeof *eb->ukmers)) != SBF_OK ||
+            (rc = sbf_reserve(&eb->uhits, &eb->cap_uhits, m * (R ? R : 1), sizeof *eb->uhits)) != SBF_OK)
             return rc;
         qk = eb->ukmers;
         qh = eb->uhits;
@@ -559,8 +548,8 @@ int sbf_engine_query_reads(const sbf_index_t *idx, int slot, size_t n, const cha
                                 : sbf_engine_query(idx, slot, m, qs, qp, ql, qk, qh, threads);
     if (rc != SBF_OK || whole)
         return rc;
-    sbf_units_gather(u, n, (int)R, eb->ukmers, eb->uhits, kmers, hits);
     eb->seg = (sbf_segments_t){u->start, u->start + 1, eb->ukmers, eb->uhits};
+    sbf_segments_gather(&eb->seg, n, (int)R, kmers, hits);
     *seg = &eb->seg;
     return SBF_OK;
 }

@@ -21,6 +21,7 @@
 
 #include "../bam/sbf_batch.h"
 #include "../filters/sbf_error.h"
+#include "../filters/sbf_mem.h"
 #include "sbf.h"
 #include "sbf_cli.h"
 #include "sbf_engine.h"
@@ -401,19 +402,6 @@ static int query_units(const screen_t *s, const sbf_index_t *idx, int slot, job_
     return rc;
 }
 
-static int grow_to(void **p, size_t *cap, size_t bytes)
-{
-    if (bytes <= *cap)
-        return 0;
-    void *q = realloc(*p, bytes);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = bytes;
-    return 0;
-}
-
-
 /* Batches in the engine at once: its two workers per GPU copy and one more to hide the
  * hand-over, or the CPU engine's one worker. */
 static int engine_in_flight(int gpu_copies) { return gpu_copies > 0 ? 2 * gpu_copies + 1 : 1; }
@@ -542,11 +530,12 @@ static int query_job(screen_t *s, job_t *j, int slot)
         (rc = sbf_units_make(&j->units_sam, j->n_sam, NULL, j->qpacked, j->plens, k)) != SBFI_OK)
         return rc;
     const size_t T = j->units_text.n_units, U = T + j->units_sam.n_units;
-    if (grow_to((void **)&j->ukmers, &j->cap_ukmers, (U ? U : 1) * sizeof *j->ukmers) < 0 ||
-        grow_to((void **)&j->uhits, &j->cap_uhits, (U ? U : 1) * (size_t)(R ? R : 1) * sizeof *j->uhits) < 0 ||
-        (s->n_idx > 1 && grow_to((void **)&j->uhits3, &j->cap_uhits3, (U ? U : 1) * (size_t)s->max_targets *
-                                 sizeof *j->uhits3) < 0))
-        return sbf_error(SBFI_E_NOMEM, "out of memory for %zu query units", U);
+    const size_t Um = U ? U : 1;
+    if ((rc = sbf_reserve(&j->ukmers, &j->cap_ukmers, Um, sizeof *j->ukmers)) != SBFI_OK ||
+        (rc = sbf_reserve(&j->uhits, &j->cap_uhits, Um * (size_t)(R ? R : 1), sizeof *j->uhits)) != SBFI_OK ||
+        (s->n_idx > 1 &&
+         (rc = sbf_reserve(&j->uhits3, &j->cap_uhits3, Um * (size_t)s->max_targets, sizeof *j->uhits3)) != SBFI_OK))
+        return rc;
     if (s->n_idx == 1) {
         if ((rc = query_units(s, s->idx[0], slot, j, j->uhits, R)) != SBFI_OK)
             return rc;
@@ -569,18 +558,9 @@ static int query_job(screen_t *s, job_t *j, int slot)
         j->seg_first[j->qsam[q]] = T + j->units_sam.start[q];
         j->seg_end[j->qsam[q]] = T + j->units_sam.start[q + 1];
     }
-    for (size_t i = 0; i < j->batch.n_reads; ++i) {
-        uint32_t kmers = 0, *h = j->hits + i * (size_t)R;
-        memset(h, 0, (size_t)R * sizeof *h);
-        for (size_t q = j->seg_first[i]; q < j->seg_end[i]; ++q) {
-            kmers += j->ukmers[q];
-            for (int t = 0; t < R; ++t)
-                h[t] += j->uhits[q * (size_t)R + (size_t)t];
-        }
-        j->kmers[i] = kmers;
-    }
     j->seg = (sbf_segments_t){j->seg_first, j->seg_end, j->ukmers, j->uhits};
     j->segp = &j->seg;
+    sbf_segments_gather(&j->seg, j->batch.n_reads, R, j->kmers, j->hits);
     return SBFI_OK;
 }
 

@@ -211,14 +211,11 @@ static void test_chimera_segments(void **state)
         uhits[q * 3 + (q < 3 ? 0 : 1)] = q < 3 ? 200 : 180;   /* noisy reads: a fifth of the k-mers */
         uhits[q * 3 + 2] = q == 1;                             /* a stray hit in target 2 */
     }
-    sbf_units_t u = {.n_units = 5};
-    size_t start[2] = {0, 5};
-    u.start = start;
-    sbf_units_gather(&u, 1, 3, ukmers, uhits, kmers, hits);
+    const sbf_segments_t seg = {first, end, ukmers, uhits};
+    sbf_segments_gather(&seg, 1, 3, kmers, hits);
     assert_int_equal(kmers[0], 5000);
     assert_int_equal(hits[0], 600);
     assert_int_equal(hits[1], 360);
-    const sbf_segments_t seg = {first, end, ukmers, uhits};
     uint8_t passing[3];
     sbf_frag_result_t r;
     sbf_score_fragment(&s, 1, NULL, 0, kmers, hits, &seg, frag, passing, &r);
@@ -231,7 +228,7 @@ static void test_chimera_segments(void **state)
         uhits[q * 3] = 200;
         uhits[q * 3 + 1] = 120;
     }
-    sbf_units_gather(&u, 1, 3, ukmers, uhits, kmers, hits);
+    sbf_segments_gather(&seg, 1, 3, kmers, hits);
     sbf_score_fragment(&s, 1, NULL, 0, kmers, hits, &seg, frag, passing, &r);
     assert_int_equal(r.category, 0);
     assert_true(passing[0] && !passing[1] && !passing[2]);
