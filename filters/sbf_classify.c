@@ -43,7 +43,7 @@ void sbf_scorer_free(sbf_scorer_t *s)
     }
 }
 
-/* -log10 P(X >= h) for X ~ Polya-Aeppli(lambda, q): a Poisson(lambda) number N of events, each
+/* log P(X >= h) (natural) for X ~ Polya-Aeppli(lambda, q): a Poisson(lambda) number N of events, each
  * adding a geometric number (>= 1, continuing with probability q) of hits. k events give h or
  * more hits when, among the h-1 steps after the first hit, at most k-1 stop a clump:
  *   P(X >= h) = sum_k>=1 Pois(k; lambda) B(k-1),  B(m) = P(Binomial(h-1, 1-q) <= m).
