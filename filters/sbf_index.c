@@ -36,6 +36,7 @@ void sbf_idx_free(sbf_index_t *idx)
         return;
     if (idx->accel && idx->accel_free)
         idx->accel_free(idx->accel);
+    free(idx->notice);
     for (int r = 0; r < idx->n_targets; ++r)
         target_release(&idx->targets[r], idx->map == NULL);
     free(idx->targets);

@@ -34,6 +34,7 @@ typedef struct sbf_index_s {
     void *map;              /* mmap of the file the filters live in, or NULL */
     size_t map_len;
     void *accel;            /* a copy on an accelerator (plugin/: the GPU engine), or NULL */
+    char *notice;           /* how the build went, when the caller should be told (or NULL) */
     void (*accel_free)(void *accel);
 } sbf_index_t;   /* the same type as the opaque sbf_index_t of plugin/sbf.h */
 

@@ -121,6 +121,12 @@ SBF_EXPORT void sbf_builder_destroy(sbf_builder_t *b);
 
 /* Write the index to path: a temporary file in the same folder, renamed over path once
  * complete and synced. On failure path is untouched. */
+/* What the caller should tell the user about how the index was built, or NULL: with
+ * opt.gpu = SBF_GPU_AUTO, a GPU that failed and the CPU engine that built the filters instead
+ * ("building on GPU 0 failed (...): built on the CPU engine (the same bytes)"). Valid while the
+ * index lives. */
+SBF_EXPORT const char *sbf_index_notice(const sbf_index_t *idx);
+
 SBF_EXPORT int sbf_index_save(const sbf_index_t *idx, const char *path) SBF_RESULT_USED;
 /* Flags of sbf_index_load(). */
 #define SBF_LOAD_NO_VERIFY 1   /* skip the filter checksums (header and metadata are still checked) */

@@ -223,9 +223,16 @@ SBF_EXPORT int sbf_builder_finish(sbf_builder_t *b, sbf_index_t **out)
             if (dev >= 0)
                 rc = sbf_gpu_build_target(dev, idx, t, pt->seq.codes, pt->seq.len);
             if (dev >= 0 && rc != SBF_OK && b->opt.gpu == SBF_GPU_AUTO) {
-                /* "auto" promises a result, not a device: the CPU computes the same bits */
+                /* "auto" promises a result, not a device: the CPU computes the same bits, and
+                 * sbf_index_notice() says so */
+                char why[1024];
+                snprintf(why, sizeof why, "building on GPU %d failed (%.900s): built on the CPU engine (the same bytes)",
+                         dev, sbf_error_message());
+                free(idx->notice);
+                idx->notice = strdup(why);   /* NULL when out of memory: the notice is lost, not the index */
                 memset(t->bits, 0, sbf_target_bytes(idx, t));
                 dev = SBF_GPU_NONE;
+                rc = SBF_OK;
             }
             if (dev < 0)
                 rc = sbf_build_target(idx, t, pt->seq.codes, pt->seq.len, b->opt.threads);
@@ -241,6 +248,8 @@ done:
     *out = idx;
     return SBF_OK;
 }
+
+SBF_EXPORT const char *sbf_index_notice(const sbf_index_t *idx) { return idx ? idx->notice : NULL; }
 
 SBF_EXPORT int sbf_index_save(const sbf_index_t *idx, const char *path)
 {

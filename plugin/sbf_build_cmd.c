@@ -81,8 +81,11 @@ int main_build(int argc, char **argv)
     cli_gpus_t gpus = CLI_GPUS_AUTO;
     int progress = isatty(STDERR_FILENO), c, bits_given = 0, m_given = 0, s_given = 0, k_given = 0;
     const char *preset = NULL;
+    cli_seen_t seen = {{0}};
     while ((c = getopt_long(argc, argv, "o:k:m:s:H:@:h", lopts, NULL)) >= 0) {
         int bad = 0;
+        if (cli_once(cmd, &seen, c, "o:k:m:s:H:@:h", lopts, NULL) < 0)
+            return 1;
         switch (c) {
         case 'o': out = optarg; break;
         case 'k': bad = cli_int(cmd, "-k", optarg, 1, 32, &opt.k); k_given = 1; break;
@@ -143,8 +146,13 @@ int main_build(int argc, char **argv)
         return 1;
     }
 
+    if (gpus.mode == CLI_GPU_ALL || (gpus.mode == 0 && gpus.n > 1)) {
+        cli_error(cmd, "a build runs on one device: --gpu auto, none or one ID (screening takes several)");
+        return 1;
+    }
+    /* auto stays auto: if the device fails, the library builds on the CPU and says so below */
     int dev[SBF_MAX_GPUS];
-    opt.gpu = cli_gpu_resolve(cmd, &gpus, dev) > 0 ? dev[0] : SBF_GPU_NONE;   /* a build uses one device */
+    opt.gpu = cli_gpu_resolve(cmd, &gpus, dev) > 0 ? (gpus.mode == SBF_GPU_AUTO ? SBF_GPU_AUTO : dev[0]) : SBF_GPU_NONE;
     sbf_builder_t *b;
     if (sbf_builder_init(&opt, &b) != SBF_OK) {
         cli_error(cmd, "%s", sbf_last_error());
@@ -203,8 +211,9 @@ int main_build(int argc, char **argv)
     }
     if (progress)
     {
-        if (opt.gpu >= 0)
-            fprintf(stderr, "sbf build: building %d filter%s on GPU %d\n", n_names, n_names > 1 ? "s" : "", opt.gpu);
+        if (opt.gpu >= 0 || opt.gpu == SBF_GPU_AUTO)
+            fprintf(stderr, "sbf build: building %d filter%s on GPU %d\n", n_names, n_names > 1 ? "s" : "",
+                    opt.gpu >= 0 ? opt.gpu : dev[0]);
         else
             fprintf(stderr, "sbf build: building %d filter%s with %d thread%s\n", n_names, n_names > 1 ? "s" : "",
                     opt.threads, opt.threads > 1 ? "s" : "");
@@ -216,6 +225,8 @@ int main_build(int argc, char **argv)
         cli_error(cmd, "%s", sbf_last_error());
         goto done;
     }
+    if (sbf_index_notice(idx))
+        fprintf(stderr, "sbf %s: notice: %s\n", cmd, sbf_index_notice(idx));
     if (progress)
         fprintf(stderr, "sbf build: writing %s\n", out);
     if (sbf_index_save(idx, out) != SBF_OK) {

@@ -89,17 +89,25 @@ int main_categorize(int argc, char **argv)
     char *filters = NULL, *pattern = NULL, *summary = NULL;
     const char *reads_fmt = NULL;
     int li;
+    cli_seen_t seen = {{0}};
+    static const int accumulate[] = {'f', 0};   /* -f "A.sbf B.sbf" -f C.sbf: all three */
     while ((c = getopt_long(argc, argv, "p:f:eis:t:gbvhl:wc:m:d:", lopts, &li)) >= 0) {
         int bad = 0;
+        if (cli_once(cmd, &seen, c, "p:f:eis:t:gbvhl:wc:m:d:", lopts, accumulate) < 0)
+            goto done;
         switch (c) {
         case 'p': prefix = optarg; break;
-        case 'f':
-            free(filters);
-            if (!(filters = strdup(optarg))) {
+        case 'f': {
+            size_t had = filters ? strlen(filters) : 0;
+            char *grown = realloc(filters, had + strlen(optarg) + 2);
+            if (!grown) {
                 cli_error(cmd, "out of memory");
                 goto done;
             }
+            snprintf(grown + had, strlen(optarg) + 2, "%s%s", had ? " " : "", optarg);
+            filters = grown;
             break;
+        }
         case 'e': paired = 1; break;
         case 'i': inclusive = 1; break;
         case 's': {
@@ -118,8 +126,14 @@ int main_categorize(int argc, char **argv)
         case 't': bad = cli_int(cmd, "-t", optarg, 1, 1024, &o.threads); break;
         case 'g': gz = 1; break;
         case 'b': o.score.margin = 0; break;
-        case OPT_FQ: reads_fmt = "fq"; break;
-        case OPT_FA: reads_fmt = "fa"; break;
+        case OPT_FQ:
+        case OPT_FA:
+            if (reads_fmt && strcmp(reads_fmt, c == OPT_FQ ? "fq" : "fa")) {
+                cli_error(cmd, "--fq and --fa: give one (the format of the read files written)");
+                goto done;
+            }
+            reads_fmt = c == OPT_FQ ? "fq" : "fa";
+            break;
         case OPT_GPU: bad = cli_gpu_option(cmd, optarg, &o.gpus); break;
         case 'v': printf("sbf categorize (sbf %s)\n", SBF_VERSION); status = 0; goto done;
         case 'h': usage_categorize(stdout); status = 0; goto done;
@@ -137,6 +151,14 @@ int main_categorize(int argc, char **argv)
     if (!filters || split_filters(&o, filters) < 0 || o.n_indexes == 0) {
         if (!filters || o.n_indexes == 0)
             cli_error(cmd, "no filter files given (-f \"IDX.sbf ...\")");
+        goto done;
+    }
+    if (gz && !reads_fmt) {   /* options that would do nothing here are refused */
+        cli_error(cmd, "-g compresses the read files of --fq or --fa: give one of them too");
+        goto done;
+    }
+    if (inclusive && !paired) {
+        cli_error(cmd, "-i (a pair matches when either mate does) needs -e (paired reads)");
         goto done;
     }
     int n = argc - optind;

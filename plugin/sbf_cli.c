@@ -241,3 +241,32 @@ int cli_gpu_resolve(const char *cmd, const cli_gpus_t *want, int dev[SBF_MAX_GPU
     }
     return n;
 }
+
+int cli_once(const char *cmd, cli_seen_t *seen, int c, const char *shortopts, const struct option *lopts,
+             const int *accumulate)
+{
+    if (c < 0 || c >= CLI_OPT_MAX || c == '?' || c == ':')
+        return 0;
+    for (const int *a = accumulate; a && *a; ++a)
+        if (*a == c)
+            return 0;
+    /* does c take a value? its short letter is followed by ':', or its long entry says so */
+    const char *sp = c < 128 && c != ':' ? strchr(shortopts, c) : NULL;
+    int takes = sp && sp[1] == ':';
+    const char *lname = NULL;
+    for (const struct option *o = lopts; o && o->name; ++o)
+        if (o->val == c && !o->flag) {
+            takes |= o->has_arg == required_argument;
+            if (!lname)
+                lname = o->name;
+        }
+    if (!takes || !seen->seen[c]++)
+        return 0;
+    if (sp && lname)
+        cli_error(cmd, "-%c/--%s given twice: give it once", c, lname);
+    else if (lname)
+        cli_error(cmd, "--%s given twice: give it once", lname);
+    else
+        cli_error(cmd, "-%c given twice: give it once", c);
+    return -1;
+}

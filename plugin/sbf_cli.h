@@ -40,6 +40,17 @@ enum {
     OPT_REPORT,
 };
 
+/* Options given twice (the standard: an option given twice accumulates or is refused, never
+ * silently replaced). Call for every option getopt_long returns: 0 when c is fine, -1 after
+ * printing "sbf CMD: OPTION given twice" when c takes a value, is not in `accumulate` (a list
+ * ending with 0) and was seen before. Flags may repeat (giving one twice loses nothing). */
+#define CLI_OPT_MAX 512
+typedef struct {
+    unsigned char seen[CLI_OPT_MAX];
+} cli_seen_t;
+int cli_once(const char *cmd, cli_seen_t *seen, int c, const char *shortopts, const struct option *lopts,
+             const int *accumulate);
+
 /* "sbf CMD: message" on stderr. */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -21,8 +21,9 @@ void usage_filter(FILE *fp)
             "  -o, --output FILE    output [standard output]\n"
             "  -1, --output1 FILE   mate 1 to FILE (with -2: mates to separate files, as samtools fastq)\n"
             "  -2, --output2 FILE   mate 2 to FILE\n"
-            "      --remove LIST    targets whose reads are removed, comma-separated [all targets]\n"
-            "      --keep LIST      write only the reads assigned to these targets instead\n"
+            "      --remove LIST    targets whose reads are removed, comma-separated; repeat to add\n"
+            "                       more [all targets]\n"
+            "      --keep LIST      write only the reads assigned to these targets instead (the same)\n"
             "      --invert         write the reads that would have been dropped\n");
 }
 
@@ -36,11 +37,16 @@ static int filter_option(screen_opt_t *o, int c, const char *arg)
         return 0;
     }
     int keep = c == OPT_KEEP;
-    if (o->select && o->keep != keep) {
+    if (o->n_select && o->keep != keep) {
         cli_error(o->cmd, "--remove and --keep cannot be used together");
         return -1;
     }
-    o->select = arg;
+    if (o->n_select == SCREEN_MAX_INDEXES) {   /* repeated lists add up: --remove human --remove ecoli */
+        cli_error(o->cmd, "--%s given more than %d times: join the lists with commas", keep ? "keep" : "remove",
+                  SCREEN_MAX_INDEXES);
+        return -1;
+    }
+    o->select[o->n_select++] = arg;
     o->keep = keep;
     return 0;
 }

@@ -101,8 +101,15 @@ int main_query(int argc, char **argv)
     int threads = 1, c;
     cli_gpus_t gpus = CLI_GPUS_AUTO;
     uint64_t batch_bases = DEFAULT_BATCH_BASES;
+    cli_seen_t seen = {{0}};
     while ((c = getopt_long(argc, argv, "x:o:@:K:h", lopts, NULL)) >= 0) {
         int bad = 0;
+        if (c == 'x' && index_path) {
+            cli_error(cmd, "one index per query (-x given twice); 'sbf classify' screens against several");
+            return 1;
+        }
+        if (cli_once(cmd, &seen, c, "x:o:@:K:h", lopts, NULL) < 0)
+            return 1;
         switch (c) {
         case 'x': index_path = optarg; break;
         case 'o': out_path = optarg; break;

@@ -851,31 +851,30 @@ static int setup_categories(screen_t *s)
 
 static int setup_selection(screen_t *s)
 {
-    const char *list = s->o->select;
-    if (!list) {   /* every target */
+    if (s->o->n_select == 0) {   /* every target */
         memset(s->selected, 1, (size_t)s->R);
         return 0;
     }
-    const char *p = list;
-    while (*p) {
-        size_t n = strcspn(p, ",");
-        int found = 0;
-        for (int t = 0; t < s->R; ++t)
-            if (strlen(s->names[t]) == n && !strncmp(s->names[t], p, n)) {
-                s->selected[t] = 1;
-                found = 1;
-            }
-        if (!found) {
-            kstring_t all = {0, 0, NULL};
+    for (int l = 0; l < s->o->n_select; ++l)   /* every --remove (--keep) list adds its targets */
+        for (const char *p = s->o->select[l]; *p;) {
+            size_t n = strcspn(p, ",");
+            int found = 0;
             for (int t = 0; t < s->R; ++t)
-                ksprintf(&all, "%s%s", t ? ", " : "", s->names[t]);
-            cli_error(s->o->cmd, "no target '%.*s' in %s (targets: %s)", (int)n, p, s->o->index_path,
-                      all.s ? all.s : "");
-            free(all.s);
-            return -1;
+                if (strlen(s->names[t]) == n && !strncmp(s->names[t], p, n)) {
+                    s->selected[t] = 1;
+                    found = 1;
+                }
+            if (!found) {
+                kstring_t all = {0, 0, NULL};
+                for (int t = 0; t < s->R; ++t)
+                    ksprintf(&all, "%s%s", t ? ", " : "", s->names[t]);
+                cli_error(s->o->cmd, "no target '%.*s' in %s (targets: %s)", (int)n, p, s->o->index_path,
+                          all.s ? all.s : "");
+                free(all.s);
+                return -1;
+            }
+            p += n + (p[n] == ',');
         }
-        p += n + (p[n] == ',');
-    }
     return 0;
 }
 
@@ -1338,7 +1337,11 @@ int screen_main(const screen_command_t *sc, int argc, char **argv)
     }
     o.pg_cmdline = cmdline;
     int c, status = 1;
+    cli_seen_t seen = {{0}};
+    static const int accumulate[] = {'x', OPT_REMOVE, OPT_KEEP, 0};   /* -x: several indexes */
     while ((c = getopt_long(argc, argv, screen_common_short, sc->long_options, NULL)) >= 0) {
+        if (cli_once(sc->cmd, &seen, c, screen_common_short, sc->long_options, accumulate) < 0)
+            goto done;
         if (c == 'h') {
             sc->usage(stdout);
             free(cmdline);

@@ -41,7 +41,8 @@ typedef struct {
     const char *pg_cmdline;     /* NULL with --no-PG */
     sbf_tagnames_t tags;
     sbf_classify_opt_t score;   /* the rule (mates: BioBloom's pair rules for categorize) */
-    const char *select;         /* filter: --remove/--keep target list (NULL: all targets) */
+    const char *select[SCREEN_MAX_INDEXES];   /* filter: --remove/--keep target lists, given */
+    int n_select;                             /* n_select times (0: all targets) */
     int keep;                   /* filter: the list names targets to keep, not remove */
     int invert;                 /* filter: write the other reads */
     const char *summary_tsv, *json, *report;
