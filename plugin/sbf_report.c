@@ -160,6 +160,8 @@ void summary_write_html(const screen_summary_t *s, FILE *fp)
     row(fp, "engine", s->engine);
     sbf_classify_opt_describe(s->rule, buf, sizeof buf);
     row(fp, "scoring", buf);
+    if (s->switches)
+        row(fp, "test switches set", s->switches);
     snprintf(buf, sizeof buf, "%llu %s, %llu reads, %llu bases", (unsigned long long)s->frags, s->unit,
              (unsigned long long)s->reads_in, (unsigned long long)s->bases_in);
     row(fp, "in", buf);

@@ -241,6 +241,7 @@ typedef struct {
     int null_engine;          /* SBF_NULL_ENGINE: queries skipped, to measure the pipeline's I/O */
     screen_summary_t sum;
     sbf_scorer_t scorer;      /* the rule, bound to every index's targets */
+    kstring_t switches;       /* the test switches set in the environment, comma-separated */
     int k, max_targets;       /* the indexes' k; the most targets of one index */
     uint8_t *passing;
     /* the first failure of any stage */
@@ -1158,6 +1159,21 @@ int screen_run(const screen_opt_t *o)
      * engine's one worker is already the limit, and the writer thread formats beside it. */
     s.null_engine = getenv("SBF_NULL_ENGINE") != NULL;
     s.encode &= slots > 0 || getenv("SBF_ENCODE") != NULL;   /* SBF_ENCODE: tests, on the CPU */
+    /* Test and benchmark switches of the shipped binary: each one set is said on stderr and in
+     * every summary. SBF_NULL_ENGINE changes the results (no k-mer is looked up); the encoder
+     * switches only choose which thread formats the records (the same bytes either way). */
+    static const struct {
+        const char *name, *what;
+    } switches[] = {
+        {"SBF_NULL_ENGINE", "no k-mer is looked up: every read is 'none' (the pipeline's I/O ceiling, bench/e2e.sh)"},
+        {"SBF_ENCODE", "the engine workers format the records on the CPU engine too (the same bytes; a test switch)"},
+        {"SBF_NO_ENCODE", "the writer thread formats every record (the same bytes; a test switch)"},
+    };
+    for (size_t i = 0; i < sizeof switches / sizeof switches[0]; ++i)
+        if (getenv(switches[i].name)) {
+            fprintf(stderr, "sbf %s: notice: %s is set: %s\n", o->cmd, switches[i].name, switches[i].what);
+            ksprintf(&s.switches, "%s%s", s.switches.l ? "," : "", switches[i].name);
+        }
     pipeline_opt_t po = {.gpu_copies = slots, .workers_per_copy = 2, .in_flight = engine_in_flight(slots),
                          .work = work_job, .deliver = deliver_job, .ctx = &s, .marks_busy = 1};
     if (pipeline_open(&po, &s.engine) != SBFI_OK) {
@@ -1207,6 +1223,7 @@ join:
     s.sum.inputs[1] = o->in[1];
     s.sum.names = (const char *const *)s.names;
     s.sum.rule = &o->score;
+    s.sum.switches = s.switches.l ? s.switches.s : NULL;
     /* The summaries first (a full disk shows here), then every output renamed into place. */
     if (tsv.fp) {
         summary_write_tsv(&s.sum, tsv.fp);
@@ -1279,6 +1296,7 @@ done:
     free(s.file_names);
     free(s.selected);
     free(s.passing);
+    free(s.switches.s);
     sbf_scorer_free(&s.scorer);
     summary_free(&s.sum);
     for (int x = 0; x < s.n_idx; ++x)

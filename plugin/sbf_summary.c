@@ -84,6 +84,13 @@ void summary_write_json(const screen_summary_t *s, FILE *fp)
             r->mask_lowcomp, sbf_mates_name(r->mates));
     fprintf(fp, "  \"masked\": {\"reads\": %llu, \"bases\": %llu},\n", (unsigned long long)s->masked_reads,
             (unsigned long long)s->masked_bases);
+    fprintf(fp, "  \"test_switches\": [");
+    for (const char *p = s->switches; p && *p;) {   /* comma-separated names, as a JSON list */
+        size_t n = strcspn(p, ",");
+        fprintf(fp, "%s\"%.*s\"", p == s->switches ? "" : ", ", (int)n, p);
+        p += n + (p[n] == ',');
+    }
+    fprintf(fp, "],\n");
     fprintf(fp, "  \"unit\": \"%s\",\n", s->unit);
     for (int io = 0; io < 2; ++io) {
         uint64_t frags = io ? s->frags_out : s->frags, reads = io ? s->reads_out : s->reads_in;
@@ -130,6 +137,8 @@ void summary_print(const screen_summary_t *s, FILE *fp)
     char rule[256];
     sbf_classify_opt_describe(s->rule, rule, sizeof rule);
     fprintf(fp, "  scoring: %s\n", rule);
+    if (s->switches)
+        fprintf(fp, "  test switches set: %s (see sbf(1), ENVIRONMENT)\n", s->switches);
     if (s->masked_reads)
         fprintf(fp, "  low complexity: %llu reads had %llu bases masked\n", (unsigned long long)s->masked_reads,
                 (unsigned long long)s->masked_bases);

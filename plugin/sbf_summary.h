@@ -20,6 +20,7 @@ typedef struct {
     int n_targets;
     const char *const *names;     /* n_targets + 2 category names: targets, multi, none */
     const sbf_classify_opt_t *rule;   /* the scoring rule and its thresholds */
+    const char *switches;         /* test switches set in the environment (SBF_NULL_ENGINE,...), or NULL */
     /* counted by the classifier */
     uint64_t frags, reads_in, bases_in;
     uint64_t extras;              /* secondary/supplementary records: not classified */
