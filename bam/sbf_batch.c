@@ -41,19 +41,19 @@ int sbf_input_new(sbf_reader_t *in1, sbf_reader_t *in2, sbf_pairing_t pairing, s
     if (!in) {
         sbf_reader_close(in1);
         sbf_reader_close(in2);
-        return sbf_error(SBFI_E_NOMEM, "out of memory");
+        return sbf_error(SBF_E_NOMEM, "out of memory");
     }
     in->rd[0] = in1;
     in->rd[1] = in2;
     in->pairing = in2 ? SBF_PAIRS_TWO_FILES : pairing;
     *out = in;
-    return SBFI_OK;
+    return SBF_OK;
 }
 
 int sbf_input_free(sbf_input_t *in)
 {
     if (!in)
-        return SBFI_OK;
+        return SBF_OK;
     int rc = sbf_reader_close(in->rd[0]);
     int rc2 = sbf_reader_close(in->rd[1]);
     sbf_read_free(&in->held);
@@ -77,26 +77,26 @@ static void swap_reads(sbf_read_t *a, sbf_read_t *b)
 static int reserve_reads(sbf_read_t **r, size_t *cap, size_t need)
 {
     const size_t old = *cap;
-    if (sbf_reserve(r, cap, need, sizeof **r) != SBFI_OK)
-        return sbf_error(SBFI_E_NOMEM, "out of memory for a batch of %zu reads", need);
+    if (sbf_reserve(r, cap, need, sizeof **r) != SBF_OK)
+        return sbf_error(SBF_E_NOMEM, "out of memory for a batch of %zu reads", need);
     memset(*r + old, 0, (*cap - old) * sizeof **r);
-    return SBFI_OK;
+    return SBF_OK;
 }
 
 /* Room for one more read (two in two-file mode) and one more fragment. */
 static int reserve(sbf_batch_t *b)
 {
-    if (reserve_reads(&b->reads, &b->cap_reads, b->n_reads + 2) != SBFI_OK)
-        return SBFI_E_NOMEM;
+    if (reserve_reads(&b->reads, &b->cap_reads, b->n_reads + 2) != SBF_OK)
+        return SBF_E_NOMEM;
     if (b->n_frags + 1 > b->cap_frags) {
         size_t cap = b->cap_frags ? 2 * b->cap_frags : 1024;
         sbf_frag_t *f = realloc(b->frags, cap * sizeof *f);
         if (!f)
-            return sbf_error(SBFI_E_NOMEM, "out of memory for a batch of %zu reads", cap);
+            return sbf_error(SBF_E_NOMEM, "out of memory for a batch of %zu reads", cap);
         b->frags = f;
         b->cap_frags = cap;
     }
-    return SBFI_OK;
+    return SBF_OK;
 }
 
 /* Read the next record of file `which` (the held one first) into the batch's next slot. */
@@ -207,13 +207,13 @@ static int fill_interleaved(sbf_input_t *in, sbf_batch_t *b, uint64_t max_bases)
                 if (m == 0)
                     return b->n_reads > 0;
                 const sbf_read_t *r = &b->reads[idx[0]];
-                return sbf_error(SBFI_E_FORMAT, "%s: '%s' is the last record and has no mate (odd number of "
+                return sbf_error(SBF_E_FORMAT, "%s: '%s' is the last record and has no mate (odd number of "
                                  "records with --interleaved)", sbf_reader_path(in->rd[0]), r->name.s);
             }
         }
         const sbf_read_t *a = &b->reads[idx[0]], *z = &b->reads[idx[1]];
         if (!sbf_mate_names_match(a->name.s, a->name.l, z->name.s, z->name.l))
-            return sbf_error(SBFI_E_FORMAT, "%s: interleaved mates differ: '%s' and '%s' (pair %lld)",
+            return sbf_error(SBF_E_FORMAT, "%s: interleaved mates differ: '%s' and '%s' (pair %lld)",
                              sbf_reader_path(in->rd[0]), a->name.s, z->name.s, in->pairs + 1);
         add_frag(b, idx[0], idx[1], 1);
         ++in->pairs;
@@ -286,8 +286,8 @@ static int hold_back(sbf_input_t *in, sbf_batch_t *b, int which, size_t from, si
     size_t k = to - from;
     if (p->head == p->end) {
         p->head = p->end = 0;
-        if (reserve_reads(&p->r, &p->cap, k) != SBFI_OK)
-            return SBFI_E_NOMEM;
+        if (reserve_reads(&p->r, &p->cap, k) != SBF_OK)
+            return SBF_E_NOMEM;
         p->end = k;
     } else {
         /* records were still waiting, so this batch's came from them (none was read): they go
@@ -296,7 +296,7 @@ static int hold_back(sbf_input_t *in, sbf_batch_t *b, int which, size_t from, si
     }
     for (size_t j = 0; j < k; ++j)
         swap_reads(&p->r[p->head + j], &b->reads[2 * (from + j) + (size_t)which]);
-    return SBFI_OK;
+    return SBF_OK;
 }
 
 /* Pair k is reads 2k and 2k+1: check the names, make the fragments. */
@@ -306,12 +306,12 @@ static int pair_up(sbf_input_t *in, sbf_batch_t *b, size_t pairs)
     for (size_t k = 0; k < pairs; ++k) {
         const sbf_read_t *a = &b->reads[2 * k], *z = &b->reads[2 * k + 1];
         if (!sbf_mate_names_match(a->name.s, a->name.l, z->name.s, z->name.l))
-            return sbf_error(SBFI_E_FORMAT, "mate names differ at pair %lld: '%s' in %s and '%s' in %s",
+            return sbf_error(SBF_E_FORMAT, "mate names differ at pair %lld: '%s' in %s and '%s' in %s",
                              in->pairs + 1, a->name.s, p1, z->name.s, p2);
         add_frag(b, 2 * k, 2 * k + 1, 1);
         ++in->pairs;
     }
-    return SBFI_OK;
+    return SBF_OK;
 }
 
 /* After the first batch: both files read at once, one thread each (parsing is the reader's
@@ -323,7 +323,7 @@ static int fill_two_files_parallel(sbf_input_t *in, sbf_batch_t *b, uint64_t max
 {
     const size_t want = in->pairs_per_batch;
     if (reserve_pairs(b, want) < 0)
-        return sbf_error(SBFI_E_NOMEM, "out of memory for a batch of %zu pairs", want);
+        return sbf_error(SBF_E_NOMEM, "out of memory for a batch of %zu pairs", want);
     const uint64_t half = max_bases / 2 ? max_bases / 2 : 1;
     mate_fill_t m[2] = {{in, b, 0, want, 0, half, 0, 0, ""}, {in, b, 1, want, 0, half, 0, 0, ""}};
     pthread_t helper;
@@ -340,7 +340,7 @@ static int fill_two_files_parallel(sbf_input_t *in, sbf_batch_t *b, uint64_t max
     if (m[0].got != m[1].got) {
         int longer = m[0].got > m[1].got ? 0 : 1;
         if (m[!longer].rc == 0)   /* the other file has ended */
-            return sbf_error(SBFI_E_FORMAT, "%s ends after %lld reads but %s goes on: the mate files hold different "
+            return sbf_error(SBF_E_FORMAT, "%s ends after %lld reads but %s goes on: the mate files hold different "
                              "numbers of reads", sbf_reader_path(in->rd[!longer]), in->pairs + (long long)n,
                              sbf_reader_path(in->rd[longer]));
         int rc = hold_back(in, b, longer, n, m[longer].got);
@@ -373,13 +373,13 @@ static int fill_two_files(sbf_input_t *in, sbf_batch_t *b, uint64_t max_bases)
         if (rc2 < 0)
             return rc2;
         if (rc1 != rc2)
-            return sbf_error(SBFI_E_FORMAT, "%s ends after %lld reads but %s goes on: the mate files hold "
+            return sbf_error(SBF_E_FORMAT, "%s ends after %lld reads but %s goes on: the mate files hold "
                              "different numbers of reads", rc1 ? p2 : p1, in->pairs, rc1 ? p1 : p2);
         if (rc1 == 0)
             return b->n_reads > 0;
         const sbf_read_t *a = &b->reads[i1], *z = &b->reads[i2];
         if (!sbf_mate_names_match(a->name.s, a->name.l, z->name.s, z->name.l))
-            return sbf_error(SBFI_E_FORMAT, "mate names differ at pair %lld: '%s' in %s and '%s' in %s",
+            return sbf_error(SBF_E_FORMAT, "mate names differ at pair %lld: '%s' in %s and '%s' in %s",
                              in->pairs + 1, a->name.s, p1, z->name.s, p2);
         add_frag(b, i1, i2, 1);
         ++in->pairs;

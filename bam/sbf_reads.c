@@ -65,68 +65,68 @@ int sbf_reader_open(const char *path, const sbf_reader_opt_t *opt, sbf_reader_t 
     sbf_reader_t *rd = calloc(1, sizeof *rd);
     if (!rd || !(rd->path = strdup(path))) {
         free(rd);
-        return sbf_error(SBFI_E_NOMEM, "out of memory opening %s", path);
+        return sbf_error(SBF_E_NOMEM, "out of memory opening %s", path);
     }
-    int rc = SBFI_OK;
+    int rc = SBF_OK;
     htsThreadPool *pool = opt && opt->pool && opt->pool->pool ? opt->pool : NULL;
     rd->sam_no_ascii = opt && opt->sam_no_ascii;
     hFILE *hf = hopen(path, "r");
     if (!hf) {
-        rc = sbf_error_errno(SBFI_E_IO, errno, "%s: cannot open", path);
+        rc = sbf_error_errno(SBF_E_IO, errno, "%s: cannot open", path);
         goto fail;
     }
     htsFormat fmt;
     if (hts_detect_format2(hf, path, &fmt) < 0) {
-        rc = sbf_error_errno(SBFI_E_IO, errno, "%s: cannot read", path);
+        rc = sbf_error_errno(SBF_E_IO, errno, "%s: cannot read", path);
         hclose_abruptly(hf);
         goto fail;
     }
     rd->format = format_name(fmt.format);
     if (fmt.format == fasta_format || fmt.format == fastq_format || fmt.format == empty_format) {
         if (!(rd->in.bgzf = bgzf_hopen(hf, "r"))) {
-            rc = sbf_error(SBFI_E_FORMAT, "%s: cannot read the compressed stream", path);
+            rc = sbf_error(SBF_E_FORMAT, "%s: cannot read the compressed stream", path);
             hclose_abruptly(hf);
             goto fail;
         }
         /* only BGZF decompresses in parallel: htslib's pool breaks plain gzip streams */
         if (pool && rd->in.bgzf->is_compressed && !rd->in.bgzf->is_gzip && bgzf_thread_pool(rd->in.bgzf, pool->pool, pool->qsize) < 0) {
-            rc = sbf_error(SBFI_E_THREAD, "%s: cannot start decompression threads", path);
+            rc = sbf_error(SBF_E_THREAD, "%s: cannot start decompression threads", path);
             goto fail;
         }
         if (!(rd->kseq = sbf_fastx_init(guarded_read, &rd->in))) {
-            rc = sbf_error(SBFI_E_NOMEM, "out of memory opening %s", path);
+            rc = sbf_error(SBF_E_NOMEM, "out of memory opening %s", path);
             goto fail;
         }
     } else if (fmt.format == sam || fmt.format == bam || fmt.format == cram) {
         rd->sam = 1;
         if (!(rd->hts = hts_hopen(hf, path, "r"))) {
-            rc = sbf_error(SBFI_E_FORMAT, "%s: cannot open as %s", path, rd->format);
+            rc = sbf_error(SBF_E_FORMAT, "%s: cannot open as %s", path, rd->format);
             hclose_abruptly(hf);
             goto fail;
         }
         if (fmt.format == cram && opt && opt->reference &&
             hts_set_opt(rd->hts, CRAM_OPT_REFERENCE, opt->reference) < 0) {
-            rc = sbf_error(SBFI_E_IO, "%s: cannot use the reference %s", path, opt->reference);
+            rc = sbf_error(SBF_E_IO, "%s: cannot use the reference %s", path, opt->reference);
             goto fail;
         }
         if (pool && hts_set_thread_pool(rd->hts, pool) < 0) {
-            rc = sbf_error(SBFI_E_THREAD, "%s: cannot start decompression threads", path);
+            rc = sbf_error(SBF_E_THREAD, "%s: cannot start decompression threads", path);
             goto fail;
         }
         if (!(rd->hdr = sam_hdr_read(rd->hts))) {
-            rc = sbf_error(SBFI_E_FORMAT, "%s: cannot read the %s header", path, rd->format);
+            rc = sbf_error(SBF_E_FORMAT, "%s: cannot read the %s header", path, rd->format);
             goto fail;
         }
     } else {
         char *desc = hts_format_description(&fmt);
-        rc = sbf_error(SBFI_E_FORMAT, "%s: not FASTA, FASTQ, SAM, BAM or CRAM (looks like %s)", path,
+        rc = sbf_error(SBF_E_FORMAT, "%s: not FASTA, FASTQ, SAM, BAM or CRAM (looks like %s)", path,
                        desc ? desc : "unknown data");
         free(desc);
         hclose_abruptly(hf);
         goto fail;
     }
     *out = rd;
-    return SBFI_OK;
+    return SBF_OK;
 
 fail:
     sbf_reader_close(rd);
@@ -157,15 +157,15 @@ static int read_fastx(sbf_reader_t *rd, sbf_read_t *r)
     sbf_fastx_t *ks = rd->kseq;
     int n = sbf_fastx_read(ks);
     if (rd->in.failed)
-        return sbf_error(SBFI_E_FORMAT, "%s: read error or truncated compressed data after %lld records", rd->path,
+        return sbf_error(SBF_E_FORMAT, "%s: read error or truncated compressed data after %lld records", rd->path,
                          rd->n_records);
     if (n == -1)
         return 0;
     if (n == -2)
-        return sbf_error(SBFI_E_FORMAT, "%s: record '%s': quality and sequence lengths differ", rd->path,
+        return sbf_error(SBF_E_FORMAT, "%s: record '%s': quality and sequence lengths differ", rd->path,
                          ks->name.s);
     if (n < 0)
-        return sbf_error(SBFI_E_FORMAT, "%s: record '%s' is truncated or too long", rd->path, ks->name.s);
+        return sbf_error(SBF_E_FORMAT, "%s: record '%s' is truncated or too long", rd->path, ks->name.s);
     r->sam = 0;
     /* Swap rather than copy: the record takes kseq's strings, kseq reuses the record's old
      * buffers for the next record. Empty strings get a buffer so no caller sees NULL. */
@@ -175,22 +175,22 @@ static int read_fastx(sbf_reader_t *rd, sbf_read_t *r)
     swap_kstring(&r->qual, &ks->qual);
     if ((!r->comment.s && kstring_set(&r->comment, "", 0) < 0) || (!r->qual.s && kstring_set(&r->qual, "", 0) < 0) ||
         (!r->seq.s && kstring_set(&r->seq, "", 0) < 0))
-        return sbf_error(SBFI_E_NOMEM, "out of memory reading %s", rd->path);
+        return sbf_error(SBF_E_NOMEM, "out of memory reading %s", rd->path);
     return 1;
 }
 
 static int read_sam(sbf_reader_t *rd, sbf_read_t *r)
 {
     if (!r->b && !(r->b = bam_init1()))
-        return sbf_error(SBFI_E_NOMEM, "out of memory reading %s", rd->path);
+        return sbf_error(SBF_E_NOMEM, "out of memory reading %s", rd->path);
     int rc = sam_read1(rd->hts, rd->hdr, r->b);
     if (rc == -1)
         return 0;
     if (rc < -1 && !strcmp(rd->format, "CRAM"))
-        return sbf_error(SBFI_E_FORMAT, "%s: cannot decode CRAM after %lld records (truncated, corrupt, or its "
+        return sbf_error(SBF_E_FORMAT, "%s: cannot decode CRAM after %lld records (truncated, corrupt, or its "
                          "reference is not available: give it with -T)", rd->path, rd->n_records);
     if (rc < -1)
-        return sbf_error(SBFI_E_FORMAT, "%s: truncated or corrupt %s after %lld records", rd->path, rd->format,
+        return sbf_error(SBF_E_FORMAT, "%s: truncated or corrupt %s after %lld records", rd->path, rd->format,
                          rd->n_records);
     const bam1_t *b = r->b;
     const uint8_t *s = bam_get_seq(b);
@@ -199,7 +199,7 @@ static int read_sam(sbf_reader_t *rd, sbf_read_t *r)
     r->name.l = r->seq.l = r->comment.l = r->qual.l = 0;
     /* without ASCII bases the engine reads the bam1_t: seq stays an empty string */
     if (kputs(bam_get_qname(b), &r->name) < 0 || ks_resize(&r->seq, rd->sam_no_ascii ? 1 : (size_t)len + 1) < 0)
-        return sbf_error(SBFI_E_NOMEM, "out of memory reading %s", rd->path);
+        return sbf_error(SBF_E_NOMEM, "out of memory reading %s", rd->path);
     if (rd->sam_no_ascii) {
         r->seq.s[0] = '\0';
         return 1;
@@ -288,16 +288,16 @@ const char *sbf_reader_path(const sbf_reader_t *rd) { return rd->path; }
 int sbf_reader_close(sbf_reader_t *rd)
 {
     if (!rd)
-        return SBFI_OK;
-    int rc = SBFI_OK;
+        return SBF_OK;
+    int rc = SBF_OK;
     if (rd->kseq)
         sbf_fastx_destroy(rd->kseq);
     if (rd->in.bgzf && bgzf_close(rd->in.bgzf) < 0 && !rd->read_failed)
-        rc = sbf_error(SBFI_E_IO, "%s: error closing", rd->path);
+        rc = sbf_error(SBF_E_IO, "%s: error closing", rd->path);
     if (rd->hdr)
         sam_hdr_destroy(rd->hdr);
     if (rd->hts && hts_close(rd->hts) < 0 && !rd->read_failed)
-        rc = sbf_error(SBFI_E_IO, "%s: error closing", rd->path);
+        rc = sbf_error(SBF_E_IO, "%s: error closing", rd->path);
     free(rd->path);
     free(rd);
     return rc;

@@ -17,22 +17,22 @@ int sbf_seqfile_open(const char *path, int threads, sbf_seqfile_t **out)
     *out = NULL;
     sbf_seqfile_t *f = calloc(1, sizeof *f);
     if (!f)
-        return sbf_error(SBFI_E_NOMEM, "out of memory opening %s", path);
+        return sbf_error(SBF_E_NOMEM, "out of memory opening %s", path);
     if (threads > 0) {
         if (!(f->pool.pool = hts_tpool_init(threads))) {
             free(f);
-            return sbf_error(SBFI_E_THREAD, "%s: cannot start decompression threads", path);
+            return sbf_error(SBF_E_THREAD, "%s: cannot start decompression threads", path);
         }
         f->pool.qsize = 2 * threads;
     }
     sbf_reader_opt_t opt = {.pool = &f->pool, .reference = NULL};
     int rc = sbf_reader_open(path, &opt, &f->rd);
-    if (rc != SBFI_OK) {
+    if (rc != SBF_OK) {
         sbf_seqfile_close(f);
         return rc;
     }
     *out = f;
-    return SBFI_OK;
+    return SBF_OK;
 }
 
 int sbf_seqfile_read(sbf_seqfile_t *f, sbf_seqrec_t *rec)
@@ -55,7 +55,7 @@ const char *sbf_seqfile_format(const sbf_seqfile_t *f) { return sbf_reader_forma
 int sbf_seqfile_close(sbf_seqfile_t *f)
 {
     if (!f)
-        return SBFI_OK;
+        return SBF_OK;
     int rc = sbf_reader_close(f->rd);
     sbf_read_free(&f->rec);
     if (f->pool.pool)

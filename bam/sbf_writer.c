@@ -70,19 +70,19 @@ int sbf_outspec_parse(const char *s, sbf_outspec_t *o)
     const char *comma = strchr(s, ',');
     size_t n = comma ? (size_t)(comma - s) : strlen(s);
     if (!parse_fmt_word(s, n, &r))
-        return sbf_error(SBFI_E_PARAM, "unknown output format '%.*s' (sam, bam, cram, fastq, fasta; "
+        return sbf_error(SBF_E_PARAM, "unknown output format '%.*s' (sam, bam, cram, fastq, fasta; "
                          "fastq.gz, fasta.gz, sam.gz for BGZF)", (int)n, s);
     if (comma) {
         char *end;
         if (strncmp(comma + 1, "level=", 6) != 0)
-            return sbf_error(SBFI_E_PARAM, "unknown output format option '%s' (level=0-9)", comma + 1);
+            return sbf_error(SBF_E_PARAM, "unknown output format option '%s' (level=0-9)", comma + 1);
         long level = strtol(comma + 7, &end, 10);
         if (*end || end == comma + 7 || level < 0 || level > 9)
-            return sbf_error(SBFI_E_PARAM, "invalid compression level '%s' (0-9)", comma + 7);
+            return sbf_error(SBF_E_PARAM, "invalid compression level '%s' (0-9)", comma + 7);
         r.level = (int)level;
     }
     *o = r;
-    return SBFI_OK;
+    return SBF_OK;
 }
 
 int sbf_outspec_from_name(const char *path, sbf_outspec_t *o)
@@ -130,36 +130,36 @@ static int open_hts(sbf_writer_t *w, const char *name, hFILE *hf)
     if (!w->hts) {
         if (hf)
             hclose_abruptly(hf);
-        return sbf_error_errno(SBFI_E_IO, errno, "%s: cannot open for writing", sbf_writer_path(w));
+        return sbf_error_errno(SBF_E_IO, errno, "%s: cannot open for writing", sbf_writer_path(w));
     }
     if (o->spec.fmt == SBF_OUT_CRAM && o->reference && hts_set_opt(w->hts, CRAM_OPT_REFERENCE, o->reference) < 0)
-        return sbf_error(SBFI_E_IO, "%s: cannot use the reference %s", sbf_writer_path(w), o->reference);
+        return sbf_error(SBF_E_IO, "%s: cannot use the reference %s", sbf_writer_path(w), o->reference);
     if (o->pool && o->pool->pool && hts_set_thread_pool(w->hts, o->pool) < 0)
-        return sbf_error(SBFI_E_THREAD, "%s: cannot start compression threads", sbf_writer_path(w));
+        return sbf_error(SBF_E_THREAD, "%s: cannot start compression threads", sbf_writer_path(w));
     w->hdr = o->hdr ? sam_hdr_dup(o->hdr) : sam_hdr_init();
     if (!w->hdr)
-        return sbf_error(SBFI_E_NOMEM, "out of memory");
+        return sbf_error(SBF_E_NOMEM, "out of memory");
     if (!o->hdr && sam_hdr_add_line(w->hdr, "HD", "VN", SAM_FORMAT_VERSION, "SO", "unsorted", NULL) < 0)
-        return sbf_error(SBFI_E_NOMEM, "out of memory");
+        return sbf_error(SBF_E_NOMEM, "out of memory");
     if (o->pg_cmdline &&
         sam_hdr_add_pg(w->hdr, "sbf", "VN", o->pg_version ? o->pg_version : "", "CL", o->pg_cmdline, NULL) < 0)
-        return sbf_error(SBFI_E_NOMEM, "%s: cannot add the @PG header line", sbf_writer_path(w));
+        return sbf_error(SBF_E_NOMEM, "%s: cannot add the @PG header line", sbf_writer_path(w));
     if (sam_hdr_write(w->hts, w->hdr) < 0)
-        return sbf_error_errno(SBFI_E_IO, errno, "%s: cannot write the header", sbf_writer_path(w));
+        return sbf_error_errno(SBF_E_IO, errno, "%s: cannot write the header", sbf_writer_path(w));
     if (o->write_index) {
         if (o->spec.fmt != SBF_OUT_BAM && o->spec.fmt != SBF_OUT_CRAM)
-            return sbf_error(SBFI_E_PARAM, "%s: --write-index needs BAM or CRAM output", sbf_writer_path(w));
+            return sbf_error(SBF_E_PARAM, "%s: --write-index needs BAM or CRAM output", sbf_writer_path(w));
         if (!w->path)
-            return sbf_error(SBFI_E_PARAM, "--write-index needs an output file, not standard output");
+            return sbf_error(SBF_E_PARAM, "--write-index needs an output file, not standard output");
         size_t len = strlen(w->tmp) + 8;
         if (!(w->idx_tmp = malloc(len)))
-            return sbf_error(SBFI_E_NOMEM, "out of memory");
+            return sbf_error(SBF_E_NOMEM, "out of memory");
         snprintf(w->idx_tmp, len, "%s.%s", w->tmp, o->spec.fmt == SBF_OUT_BAM ? "csi" : "crai");
         sbf_tmpfile_track(w->idx_tmp);
         if (sam_idx_init(w->hts, w->hdr, o->spec.fmt == SBF_OUT_BAM ? 14 : 0, w->idx_tmp) < 0)
-            return sbf_error(SBFI_E_IO, "%s: cannot start the index", sbf_writer_path(w));
+            return sbf_error(SBF_E_IO, "%s: cannot start the index", sbf_writer_path(w));
     }
-    return SBFI_OK;
+    return SBF_OK;
 }
 
 static int open_text(sbf_writer_t *w, const char *name, hFILE *hf)
@@ -174,13 +174,13 @@ static int open_text(sbf_writer_t *w, const char *name, hFILE *hf)
     if (!w->bgzf) {
         if (hf)
             hclose_abruptly(hf);
-        return sbf_error_errno(SBFI_E_IO, errno, "%s: cannot open for writing", sbf_writer_path(w));
+        return sbf_error_errno(SBF_E_IO, errno, "%s: cannot open for writing", sbf_writer_path(w));
     }
     if (o->spec.compress && o->pool && o->pool->pool && bgzf_thread_pool(w->bgzf, o->pool->pool, o->pool->qsize) < 0)
-        return sbf_error(SBFI_E_THREAD, "%s: cannot start compression threads", sbf_writer_path(w));
+        return sbf_error(SBF_E_THREAD, "%s: cannot start compression threads", sbf_writer_path(w));
     if (o->write_index)
-        return sbf_error(SBFI_E_PARAM, "%s: --write-index needs BAM or CRAM output", sbf_writer_path(w));
-    return SBFI_OK;
+        return sbf_error(SBF_E_PARAM, "%s: --write-index needs BAM or CRAM output", sbf_writer_path(w));
+    return SBF_OK;
 }
 
 int sbf_writer_open(const char *path, const sbf_writer_opt_t *opt, sbf_writer_t **out)
@@ -188,9 +188,9 @@ int sbf_writer_open(const char *path, const sbf_writer_opt_t *opt, sbf_writer_t 
     *out = NULL;
     sbf_writer_t *w = calloc(1, sizeof *w);
     if (!w)
-        return sbf_error(SBFI_E_NOMEM, "out of memory");
+        return sbf_error(SBF_E_NOMEM, "out of memory");
     w->opt = *opt;
-    int rc = SBFI_OK;
+    int rc = SBF_OK;
     hFILE *hf = NULL;
     const char *name = "-";
     struct stat st;
@@ -199,14 +199,14 @@ int sbf_writer_open(const char *path, const sbf_writer_opt_t *opt, sbf_writer_t 
          * stdout must stay open for its own final checks */
         int fd = dup(STDOUT_FILENO);
         if (fd < 0 || !(hf = hdopen(fd, "w"))) {
-            rc = sbf_error_errno(SBFI_E_IO, errno, "cannot write to standard output");
+            rc = sbf_error_errno(SBF_E_IO, errno, "cannot write to standard output");
             if (fd >= 0)
                 close(fd);
             goto fail;
         }
     } else {
         if (!(w->path = strdup(path))) {
-            rc = sbf_error(SBFI_E_NOMEM, "out of memory");
+            rc = sbf_error(SBF_E_NOMEM, "out of memory");
             goto fail;
         }
         name = path;
@@ -217,7 +217,7 @@ int sbf_writer_open(const char *path, const sbf_writer_opt_t *opt, sbf_writer_t 
                 goto fail;
             }
             if (!(hf = hdopen(fd, "w"))) {
-                rc = sbf_error_errno(SBFI_E_IO, errno, "%s: cannot open for writing", path);
+                rc = sbf_error_errno(SBF_E_IO, errno, "%s: cannot open for writing", path);
                 close(fd);
                 goto fail;
             }
@@ -229,7 +229,7 @@ int sbf_writer_open(const char *path, const sbf_writer_opt_t *opt, sbf_writer_t 
     if (rc < 0)
         goto fail;
     *out = w;
-    return SBFI_OK;
+    return SBF_OK;
 fail:
     sbf_writer_abort(w);
     return rc;
@@ -345,27 +345,27 @@ int sbf_writer_write(sbf_writer_t *w, sbf_read_t *r, const sbf_tags_t *tags)
     if (w->bgzf) {
         w->line.l = 0;
         if (format_fastx(w, r, tags, &w->line) < 0)
-            return sbf_error(SBFI_E_NOMEM, "out of memory writing %s", sbf_writer_path(w));
+            return sbf_error(SBF_E_NOMEM, "out of memory writing %s", sbf_writer_path(w));
         rc = bgzf_write(w->bgzf, w->line.s, w->line.l) == (ssize_t)w->line.l ? 0 : -1;
     } else {
         bam1_t *b = r->b;
         if (!r->sam) {
             if (fastx_to_bam(&w->scratch, r) < 0)
-                return sbf_error(SBFI_E_NOMEM, "%s: cannot convert record '%s'", sbf_writer_path(w), r->name.s);
+                return sbf_error(SBF_E_NOMEM, "%s: cannot convert record '%s'", sbf_writer_path(w), r->name.s);
             b = w->scratch;
         }
         if (add_tags_bam(b, &w->opt.tags, tags) < 0)
-            return sbf_error(SBFI_E_FORMAT, "record '%s': cannot add the tags (corrupt or conflicting aux data)",
+            return sbf_error(SBF_E_FORMAT, "record '%s': cannot add the tags (corrupt or conflicting aux data)",
                              r->name.s);
         rc = sam_write1(w->hts, w->hdr, b) < 0 ? -1 : 0;
         if (rc < 0 && w->opt.write_index)
-            return sbf_error(SBFI_E_IO, "%s: cannot write record '%s' (--write-index needs coordinate-sorted "
+            return sbf_error(SBF_E_IO, "%s: cannot write record '%s' (--write-index needs coordinate-sorted "
                              "records)", sbf_writer_path(w), r->name.s);
     }
     if (rc < 0)
-        return sbf_error_errno(SBFI_E_IO, errno, "%s: write failed", sbf_writer_path(w));
+        return sbf_error_errno(SBF_E_IO, errno, "%s: write failed", sbf_writer_path(w));
     ++w->records;
-    return SBFI_OK;
+    return SBF_OK;
 }
 
 /* ---- records encoded by other threads ---- */
@@ -409,34 +409,34 @@ static int encode_bam(const bam1_t *b, kstring_t *out)
 int sbf_writer_encode(const sbf_writer_t *w, sbf_read_t *r, const sbf_tags_t *tags, bam1_t **scratch, kstring_t *out)
 {
     if (w->bgzf)
-        return format_fastx(w, r, tags, out) < 0 ? sbf_error(SBFI_E_NOMEM, "out of memory writing %s",
+        return format_fastx(w, r, tags, out) < 0 ? sbf_error(SBF_E_NOMEM, "out of memory writing %s",
                                                              sbf_writer_path(w))
-                                                  : SBFI_OK;
+                                                  : SBF_OK;
     bam1_t *b = r->b;
     if (!r->sam) {
         if (fastx_to_bam(scratch, r) < 0)
-            return sbf_error(SBFI_E_NOMEM, "%s: cannot convert record '%s'", sbf_writer_path(w), r->name.s);
+            return sbf_error(SBF_E_NOMEM, "%s: cannot convert record '%s'", sbf_writer_path(w), r->name.s);
         b = *scratch;
     }
     if (add_tags_bam(b, &w->opt.tags, tags) < 0)
-        return sbf_error(SBFI_E_FORMAT, "record '%s': cannot add the tags (corrupt or conflicting aux data)", r->name.s);
+        return sbf_error(SBF_E_FORMAT, "record '%s': cannot add the tags (corrupt or conflicting aux data)", r->name.s);
     int rc = encode_bam(b, out);
     if (rc < 0)
-        return sbf_error(SBFI_E_NOMEM, "out of memory writing %s", sbf_writer_path(w));
+        return sbf_error(SBF_E_NOMEM, "out of memory writing %s", sbf_writer_path(w));
     if (rc > 0)
-        return sbf_error(SBFI_E_FORMAT, "%s: record '%s' cannot be written as BAM (a position out of range, a "
+        return sbf_error(SBF_E_FORMAT, "%s: record '%s' cannot be written as BAM (a position out of range, a "
                          "name over 254 characters, or a CIGAR over 65535 operations)", sbf_writer_path(w),
                          bam_get_qname(b));
-    return SBFI_OK;
+    return SBF_OK;
 }
 
 int sbf_writer_write_encoded(sbf_writer_t *w, const char *buf, size_t len, size_t n_records)
 {
     if (w->bgzf) {
         if (len && bgzf_write(w->bgzf, buf, len) != (ssize_t)len)
-            return sbf_error_errno(SBFI_E_IO, errno, "%s: write failed", sbf_writer_path(w));
+            return sbf_error_errno(SBF_E_IO, errno, "%s: write failed", sbf_writer_path(w));
         w->records += (long long)n_records;
-        return SBFI_OK;
+        return SBF_OK;
     }
     /* BAM: whole records per BGZF block, as bam_write1() cuts them (a record starts a new block
      * when it does not fit in the current one), so the file is the same byte for byte. */
@@ -447,7 +447,7 @@ int sbf_writer_write_encoded(sbf_writer_t *w, const char *buf, size_t len, size_
         uint32_t rec;
         memcpy(&rec, buf + at, 4);
         if (bgzf_flush_try(fp, 4 + (ssize_t)rec) < 0)
-            return sbf_error_errno(SBFI_E_IO, errno, "%s: write failed", sbf_writer_path(w));
+            return sbf_error_errno(SBF_E_IO, errno, "%s: write failed", sbf_writer_path(w));
         /* the records that fit in what is left of this block go in one bgzf_write */
         size_t room = (size_t)(BGZF_BLOCK_SIZE - fp->block_offset);
         while (at + run < len) {
@@ -457,28 +457,28 @@ int sbf_writer_write_encoded(sbf_writer_t *w, const char *buf, size_t len, size_
             run += 4 + (size_t)rec;
         }
         if (bgzf_write(fp, buf + at, run) != (ssize_t)run)
-            return sbf_error_errno(SBFI_E_IO, errno, "%s: write failed", sbf_writer_path(w));
+            return sbf_error_errno(SBF_E_IO, errno, "%s: write failed", sbf_writer_path(w));
         at += run;
     }
     w->records += (long long)n_records;
-    return SBFI_OK;
+    return SBF_OK;
 }
 
 /* Close everything; 0 or a negative status (recorded as the error message only if `report`:
  * an abort must not replace the message of the failure that caused it). */
 static int writer_close(sbf_writer_t *w, int report)
 {
-    int rc = SBFI_OK;
+    int rc = SBF_OK;
     if (w->hts) {
         if (report && w->idx_tmp && sam_idx_save(w->hts) < 0)
-            rc = sbf_error(SBFI_E_IO, "%s: cannot write the index (records not coordinate-sorted?)", sbf_writer_path(w));
-        if (hts_close(w->hts) < 0 && rc == SBFI_OK && report)
-            rc = sbf_error_errno(SBFI_E_IO, errno, "%s: write failed on close", sbf_writer_path(w));
+            rc = sbf_error(SBF_E_IO, "%s: cannot write the index (records not coordinate-sorted?)", sbf_writer_path(w));
+        if (hts_close(w->hts) < 0 && rc == SBF_OK && report)
+            rc = sbf_error_errno(SBF_E_IO, errno, "%s: write failed on close", sbf_writer_path(w));
         w->hts = NULL;
     }
     if (w->bgzf) {
-        if (bgzf_close(w->bgzf) < 0 && rc == SBFI_OK && report)
-            rc = sbf_error_errno(SBFI_E_IO, errno, "%s: write failed on close", sbf_writer_path(w));
+        if (bgzf_close(w->bgzf) < 0 && rc == SBF_OK && report)
+            rc = sbf_error_errno(SBF_E_IO, errno, "%s: write failed on close", sbf_writer_path(w));
         w->bgzf = NULL;
     }
     return rc;
@@ -500,23 +500,23 @@ static void writer_free(sbf_writer_t *w)
 int sbf_writer_commit(sbf_writer_t *w)
 {
     int rc = writer_close(w, 1);
-    if (rc == SBFI_OK && w->tmp) {
+    if (rc == SBF_OK && w->tmp) {
         if (w->idx_tmp) {
             size_t n = strlen(w->path) + 8;
             char *idx = malloc(n);
             if (!idx) {
-                rc = sbf_error(SBFI_E_NOMEM, "out of memory");
+                rc = sbf_error(SBF_E_NOMEM, "out of memory");
             } else {
                 snprintf(idx, n, "%s.%s", w->path, w->opt.spec.fmt == SBF_OUT_BAM ? "csi" : "crai");
                 if (sbf_tmpfile_commit(w->idx_tmp, idx) != 0)
-                    rc = sbf_error_errno(SBFI_E_IO, errno, "%s: cannot rename the index into place", idx);
+                    rc = sbf_error_errno(SBF_E_IO, errno, "%s: cannot rename the index into place", idx);
                 free(idx);
             }
         }
-        if (rc == SBFI_OK && sbf_tmpfile_commit(w->tmp, w->path) != 0)
-            rc = sbf_error_errno(SBFI_E_IO, errno, "%s: cannot rename the temporary file into place", w->path);
+        if (rc == SBF_OK && sbf_tmpfile_commit(w->tmp, w->path) != 0)
+            rc = sbf_error_errno(SBF_E_IO, errno, "%s: cannot rename the temporary file into place", w->path);
     }
-    if (rc != SBFI_OK) {
+    if (rc != SBF_OK) {
         if (w->tmp)
             sbf_tmpfile_discard(w->tmp);
         if (w->idx_tmp)

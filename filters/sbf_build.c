@@ -17,17 +17,17 @@ void sbf_seqbuf_free(sbf_seqbuf_t *b)
 static int seqbuf_reserve(sbf_seqbuf_t *b, uint64_t extra)
 {
     if (b->len + extra <= b->cap)
-        return SBFI_OK;
+        return SBF_OK;
     uint64_t cap = b->cap ? b->cap : 1u << 20;
     while (cap < b->len + extra)
         cap += cap / 2;
     uint8_t *grown = realloc(b->codes, cap);
     if (!grown)
-        return sbf_error(SBFI_E_NOMEM, "out of memory holding %llu bases of reference sequence",
+        return sbf_error(SBF_E_NOMEM, "out of memory holding %llu bases of reference sequence",
                          (unsigned long long)(b->len + extra));
     b->codes = grown;
     b->cap = cap;
-    return SBFI_OK;
+    return SBF_OK;
 }
 
 int sbf_seqbuf_append(sbf_seqbuf_t *b, const uint8_t code[256], const uint8_t *seq, uint64_t len, int k)
@@ -54,7 +54,7 @@ int sbf_seqbuf_append(sbf_seqbuf_t *b, const uint8_t code[256], const uint8_t *s
     b->len += len;
     b->bases += len;
     b->kmers += kmers;
-    return SBFI_OK;
+    return SBF_OK;
 }
 
 /* Chunks of k-mer start positions handed out to threads; big enough that the k-1 bases each
@@ -77,7 +77,7 @@ static void *build_worker(void *arg)
     build_job_t *job = arg;
     sbf_scan_t *sc = malloc(sizeof *sc);
     if (!sc) {
-        __atomic_store_n(&job->status, SBFI_E_NOMEM, __ATOMIC_RELAXED);
+        __atomic_store_n(&job->status, SBF_E_NOMEM, __ATOMIC_RELAXED);
         return NULL;
     }
     const uint64_t k = (uint64_t)job->idx->params.k;
@@ -99,7 +99,7 @@ int sbf_build_target(const sbf_index_t *idx, sbf_target_t *t, const uint8_t *cod
                      int threads)
 {
     const uint64_t k = (uint64_t)idx->params.k;
-    build_job_t job = {idx, t, codes, len, 0, 0, threads > 1, SBFI_OK};
+    build_job_t job = {idx, t, codes, len, 0, 0, threads > 1, SBF_OK};
     if (len >= k)
         job.n_chunks = (len - k + 1 + CHUNK_KMERS - 1) / CHUNK_KMERS;
     if (threads < 1)
@@ -110,7 +110,7 @@ int sbf_build_target(const sbf_index_t *idx, sbf_target_t *t, const uint8_t *cod
 
     pthread_t *tid = calloc((size_t)threads, sizeof *tid);
     if (!tid)
-        return sbf_error(SBFI_E_NOMEM, "out of memory starting build threads");
+        return sbf_error(SBF_E_NOMEM, "out of memory starting build threads");
     /* A thread that fails to start is not an error: the chunks are shared out dynamically, so
      * fewer threads (down to the calling one alone) still build the whole filter. */
     int started = 0;
@@ -120,8 +120,8 @@ int sbf_build_target(const sbf_index_t *idx, sbf_target_t *t, const uint8_t *cod
     for (int i = 0; i < started; ++i)
         pthread_join(tid[i], NULL);
     free(tid);
-    if (job.status != SBFI_OK)
+    if (job.status != SBF_OK)
         return sbf_error(job.status, "out of memory in a build thread");
     sbf_target_stats(idx, t);
-    return SBFI_OK;
+    return SBF_OK;
 }

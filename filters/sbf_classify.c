@@ -22,7 +22,7 @@ int sbf_scorer_init(sbf_scorer_t *s, const sbf_classify_opt_t *opt, int n_target
     s->n_targets = n_targets;
     s->log_targets = n_targets > 1 ? log((double)n_targets) : 0;
     if (!(s->chance = malloc((size_t)(n_targets > 0 ? n_targets : 1) * sizeof *s->chance)))
-        return sbf_error(SBFI_E_NOMEM, "out of memory");
+        return sbf_error(SBF_E_NOMEM, "out of memory");
     for (int t = 0; t < n_targets; ++t) {
         double f = fpr[t] > SBF_FPR_FLOOR ? fpr[t] : SBF_FPR_FLOOR;
         double q = clump[t] < SBF_CLUMP_MIN ? SBF_CLUMP_MIN : clump[t] > SBF_CLUMP_MAX ? SBF_CLUMP_MAX : clump[t];
@@ -32,7 +32,7 @@ int sbf_scorer_init(sbf_scorer_t *s, const sbf_classify_opt_t *opt, int n_target
         c->clump = q;
         c->log_clump = log(q);
     }
-    return SBFI_OK;
+    return SBF_OK;
 }
 
 void sbf_scorer_free(sbf_scorer_t *s)
@@ -266,21 +266,21 @@ SBF_EXPORT void sbf_classify_opt_init(sbf_classify_opt_t *o)
 SBF_EXPORT int sbf_classify_opt_check(const sbf_classify_opt_t *o)
 {
     if (!o)
-        return sbf_error(SBFI_E_PARAM, "no classification options");
+        return sbf_error(SBF_E_PARAM, "no classification options");
     if (!(o->min_score >= 0 && o->min_score <= 1e6))
-        return sbf_error(SBFI_E_PARAM, "min_score %g out of range (0 to 1e6)", o->min_score);
+        return sbf_error(SBF_E_PARAM, "min_score %g out of range (0 to 1e6)", o->min_score);
     if (o->min_hits < 1)
-        return sbf_error(SBFI_E_PARAM, "min_hits must be at least 1");
+        return sbf_error(SBF_E_PARAM, "min_hits must be at least 1");
     if (!(o->min_fraction >= 0 && o->min_fraction <= 1))
-        return sbf_error(SBFI_E_PARAM, "min_fraction %g out of range (0 to 1)", o->min_fraction);
+        return sbf_error(SBF_E_PARAM, "min_fraction %g out of range (0 to 1)", o->min_fraction);
     if (!(o->margin >= 0 && o->margin <= 1))
-        return sbf_error(SBFI_E_PARAM, "margin %g out of range (0 to 1)", o->margin);
+        return sbf_error(SBF_E_PARAM, "margin %g out of range (0 to 1)", o->margin);
     if (o->mask_lowcomp > 0 && o->mask_lowcomp < 2 * SBF_LOWCOMP_MAX_PERIOD)
-        return sbf_error(SBFI_E_PARAM, "mask_lowcomp %u: 0 (no mask) or at least %d bases", o->mask_lowcomp,
+        return sbf_error(SBF_E_PARAM, "mask_lowcomp %u: 0 (no mask) or at least %d bases", o->mask_lowcomp,
                          2 * SBF_LOWCOMP_MAX_PERIOD);
     if (o->mates != SBF_MATES_SUMMED && o->mates != SBF_MATES_BOTH && o->mates != SBF_MATES_EITHER)
-        return sbf_error(SBFI_E_PARAM, "mates rule %d unknown", o->mates);
-    return SBFI_OK;
+        return sbf_error(SBF_E_PARAM, "mates rule %d unknown", o->mates);
+    return SBF_OK;
 }
 
 const char *sbf_mates_name(int mates)

@@ -32,7 +32,7 @@ typedef struct {
 } sbf_scorer_t;
 
 /* opt must pass sbf_classify_opt_check(); fpr[t] is target t's false-positive rate per k-mer
- * and clump[t] its clump chance. SBFI_OK or SBFI_E_NOMEM. */
+ * and clump[t] its clump chance. SBF_OK or SBF_E_NOMEM. */
 int sbf_scorer_init(sbf_scorer_t *s, const sbf_classify_opt_t *opt, int n_targets, const double *fpr,
                     const double *clump);
 void sbf_scorer_free(sbf_scorer_t *s);

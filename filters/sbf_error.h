@@ -1,17 +1,9 @@
-/* sbf_error.h -- status codes and the per-thread last-error message of the engine.
- * The public header plugin/sbf.h repeats these codes (a static assertion keeps them equal). */
+/* sbf_error.h -- the per-thread last-error message of the engine; the status codes are the
+ * public ones of plugin/sbf.h (a header of plain C types that filters/ may include). */
 #ifndef SBF_ERROR_H
 #define SBF_ERROR_H
 
-enum {
-    SBFI_OK = 0,
-    SBFI_E_NOMEM = -1,   /* an allocation failed */
-    SBFI_E_PARAM = -2,   /* invalid parameter or argument */
-    SBFI_E_IO = -3,      /* open, read, write, close, rename failed */
-    SBFI_E_FORMAT = -4,  /* input file is not what it claims: bad magic, truncated, corrupt */
-    SBFI_E_VERSION = -5, /* index file of another format version */
-    SBFI_E_THREAD = -6   /* a thread could not be started */
-};
+#include "../plugin/sbf.h"   /* the status codes: SBF_OK and SBF_E_*, defined once there */
 
 #if defined(__GNUC__)
 #define SBF_PRINTF(a, b) __attribute__((format(printf, a, b)))
@@ -20,7 +12,7 @@ enum {
 #endif
 
 /* Record a message for this thread and return code, so callers can write
- * `return sbf_error(SBFI_E_IO, "...")`. */
+ * `return sbf_error(SBF_E_IO, "...")`. */
 int sbf_error(int code, const char *fmt, ...) SBF_PRINTF(2, 3);
 /* The same, with ": strerror(errno_value)" appended. */
 int sbf_error_errno(int code, int errno_value, const char *fmt, ...) SBF_PRINTF(3, 4);

@@ -129,12 +129,12 @@ static int write_all(int fd, const void *data, size_t n, const char *path)
         if (w < 0) {
             if (errno == EINTR)
                 continue;
-            return sbf_error_errno(SBFI_E_IO, errno, "%s: write failed", path);
+            return sbf_error_errno(SBF_E_IO, errno, "%s: write failed", path);
         }
         p += w;
         n -= (size_t)w;
     }
-    return SBFI_OK;
+    return SBF_OK;
 }
 
 static int build_metadata(sbf_index_t *idx, uint64_t data_offset, wbuf_t *w, uint64_t *file_bytes)
@@ -159,7 +159,7 @@ static int build_metadata(sbf_index_t *idx, uint64_t data_offset, wbuf_t *w, uin
         off = align_up(off + bytes);
     }
     *file_bytes = off;
-    return w->failed ? sbf_error(SBFI_E_NOMEM, "out of memory writing index metadata") : SBFI_OK;
+    return w->failed ? sbf_error(SBF_E_NOMEM, "out of memory writing index metadata") : SBF_OK;
 }
 
 int sbf_index_write(sbf_index_t *idx, const char *path)
@@ -168,13 +168,13 @@ int sbf_index_write(sbf_index_t *idx, const char *path)
     /* The file is written beside path and renamed over it: never do that to a device or a pipe. */
     struct stat st;
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-        return sbf_error(SBFI_E_IO, "%s: exists and is not a regular file", path);
+        return sbf_error(SBF_E_IO, "%s: exists and is not a regular file", path);
     if (idx->n_targets < 1 || (unsigned)idx->n_targets > MAX_TARGETS)
-        return sbf_error(SBFI_E_PARAM, "%s: an index holds 1 to %u targets, not %d", path, MAX_TARGETS,
+        return sbf_error(SBF_E_PARAM, "%s: an index holds 1 to %u targets, not %d", path, MAX_TARGETS,
                          idx->n_targets);
     for (int r = 0; r < idx->n_targets; ++r)
         if (strlen(idx->targets[r].name) > MAX_NAME)
-            return sbf_error(SBFI_E_PARAM, "%s: target name longer than %u bytes", path, MAX_NAME);
+            return sbf_error(SBF_E_PARAM, "%s: target name longer than %u bytes", path, MAX_NAME);
 
     /* The metadata's size does not depend on the offsets it records: size it once, then fill. */
     wbuf_t meta = {0};
@@ -182,9 +182,9 @@ int sbf_index_write(sbf_index_t *idx, const char *path)
     int rc = build_metadata(idx, 0, &meta, &file_bytes);
     uint64_t data_offset = align_up(SBF_HEADER_BYTES + meta.len);
     meta.len = 0;
-    if (rc == SBFI_OK)
+    if (rc == SBF_OK)
         rc = build_metadata(idx, data_offset, &meta, &file_bytes);
-    if (rc != SBFI_OK) {
+    if (rc != SBF_OK) {
         free(meta.buf);
         return rc;
     }
@@ -217,29 +217,29 @@ int sbf_index_write(sbf_index_t *idx, const char *path)
     }
 
     uint64_t at = 0;
-    if (rc == SBFI_OK)
+    if (rc == SBF_OK)
         rc = write_all(fd, header, sizeof header, path);
-    if (rc == SBFI_OK)
+    if (rc == SBF_OK)
         rc = write_all(fd, meta.buf, meta.len, path);
     at = SBF_HEADER_BYTES + meta.len;
-    for (int r = 0; rc == SBFI_OK && r < idx->n_targets; ++r) {
+    for (int r = 0; rc == SBF_OK && r < idx->n_targets; ++r) {
         uint64_t pad = align_up(at) - at;
         rc = write_all(fd, zeros, pad, path);
         at += pad;
         uint64_t bytes = sbf_target_bytes(idx, &idx->targets[r]);
-        if (rc == SBFI_OK)
+        if (rc == SBF_OK)
             rc = write_all(fd, idx->targets[r].bits, bytes, path);
         at += bytes;
     }
-    if (rc == SBFI_OK && align_up(at) != at)
+    if (rc == SBF_OK && align_up(at) != at)
         rc = write_all(fd, zeros, align_up(at) - at, path);
-    if (rc == SBFI_OK && fsync(fd) != 0)
-        rc = sbf_error_errno(SBFI_E_IO, errno, "%s: fsync failed", path);
-    if (close(fd) != 0 && rc == SBFI_OK)
-        rc = sbf_error_errno(SBFI_E_IO, errno, "%s: close failed", path);
-    if (rc == SBFI_OK && sbf_tmpfile_commit(tmp, path) != 0)
-        rc = sbf_error_errno(SBFI_E_IO, errno, "%s: cannot rename the temporary file into place", path);
-    if (rc != SBFI_OK)
+    if (rc == SBF_OK && fsync(fd) != 0)
+        rc = sbf_error_errno(SBF_E_IO, errno, "%s: fsync failed", path);
+    if (close(fd) != 0 && rc == SBF_OK)
+        rc = sbf_error_errno(SBF_E_IO, errno, "%s: close failed", path);
+    if (rc == SBF_OK && sbf_tmpfile_commit(tmp, path) != 0)
+        rc = sbf_error_errno(SBF_E_IO, errno, "%s: cannot rename the temporary file into place", path);
+    if (rc != SBF_OK)
         sbf_tmpfile_discard(tmp);
     free(tmp);
     free(meta.buf);
@@ -264,16 +264,16 @@ static int parse_targets(sbf_index_t *idx, const uint8_t *meta, uint64_t meta_by
     uint64_t expect = data_offset;
     idx->targets = calloc(n_targets, sizeof *idx->targets);
     if (!idx->targets)
-        return sbf_error(SBFI_E_NOMEM, "out of memory loading %s", path);
+        return sbf_error(SBF_E_NOMEM, "out of memory loading %s", path);
     for (uint32_t i = 0; i < n_targets; ++i) {
         sbf_target_t *t = &idx->targets[i];
         idx->n_targets = (int)i + 1;   /* so that sbf_idx_free releases what this one holds */
         t->name = rb_str(&r);
         uint32_t n_sources = rb_u32(&r);
         if (r.failed || n_sources > MAX_TARGETS * 16u)
-            return sbf_error(SBFI_E_FORMAT, "%s: corrupt metadata of target %u", path, i + 1);
+            return sbf_error(SBF_E_FORMAT, "%s: corrupt metadata of target %u", path, i + 1);
         if (n_sources && !(t->sources = calloc(n_sources, sizeof *t->sources)))
-            return sbf_error(SBFI_E_NOMEM, "out of memory loading %s", path);
+            return sbf_error(SBF_E_NOMEM, "out of memory loading %s", path);
         for (uint32_t j = 0; j < n_sources && !r.failed; ++j) {
             t->sources[j] = rb_str(&r);
             t->n_sources = (int)j + 1;
@@ -286,18 +286,18 @@ static int parse_targets(sbf_index_t *idx, const uint8_t *meta, uint64_t meta_by
         uint64_t offset = rb_u64(&r), bytes = rb_u64(&r);
         t->checksum = rb_u64(&r);
         if (r.failed)
-            return sbf_error(SBFI_E_FORMAT, "%s: corrupt metadata of target %u", path, i + 1);
+            return sbf_error(SBF_E_FORMAT, "%s: corrupt metadata of target %u", path, i + 1);
         /* Filters follow each other in order, aligned, inside the file, sized by their shards. */
         uint64_t shard_bytes = (uint64_t)idx->params.shard_bits / 8u;
         if (t->n_shards == 0 || t->n_shards > UINT64_MAX / shard_bytes || bytes != t->n_shards * shard_bytes ||
             offset != expect || offset > file_bytes || bytes > file_bytes - offset)
-            return sbf_error(SBFI_E_FORMAT, "%s: filter of target '%s' lies outside the file", path, t->name);
+            return sbf_error(SBF_E_FORMAT, "%s: filter of target '%s' lies outside the file", path, t->name);
         t->bits = (uint64_t *)(uintptr_t)offset;   /* an offset until the file is mapped */
         expect = align_up(offset + bytes);
     }
     if (r.p != r.end || expect != file_bytes)
-        return sbf_error(SBFI_E_FORMAT, "%s: metadata does not describe the whole file", path);
-    return SBFI_OK;
+        return sbf_error(SBF_E_FORMAT, "%s: metadata does not describe the whole file", path);
+    return SBF_OK;
 }
 
 /* Fuzzing builds (scripts/fuzz.sh) accept wrong checksums, so that mutated files reach the
@@ -313,70 +313,70 @@ int sbf_index_read(const char *path, int verify, sbf_index_t **out)
     *out = NULL;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return sbf_error_errno(SBFI_E_IO, errno, "%s: cannot open", path);
+        return sbf_error_errno(SBF_E_IO, errno, "%s: cannot open", path);
     struct stat st;
     if (fstat(fd, &st) != 0) {
-        int rc = sbf_error_errno(SBFI_E_IO, errno, "%s: cannot stat", path);
+        int rc = sbf_error_errno(SBF_E_IO, errno, "%s: cannot stat", path);
         close(fd);
         return rc;
     }
     if (!S_ISREG(st.st_mode)) {
         close(fd);
-        return sbf_error(SBFI_E_FORMAT, "%s: not a regular file (an index must be seekable)", path);
+        return sbf_error(SBF_E_FORMAT, "%s: not a regular file (an index must be seekable)", path);
     }
     uint64_t size = (uint64_t)st.st_size;
     if (size < 8 || size > SIZE_MAX) {
         close(fd);
-        return sbf_error(SBFI_E_FORMAT, size < 8 ? "%s: not an sbf index (file too short)"
+        return sbf_error(SBF_E_FORMAT, size < 8 ? "%s: not an sbf index (file too short)"
                                                  : "%s: file too large for this machine", path);
     }
     void *map = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
     int saved = errno;
     close(fd);
     if (map == MAP_FAILED)
-        return sbf_error_errno(SBFI_E_IO, saved, "%s: cannot map", path);
+        return sbf_error_errno(SBF_E_IO, saved, "%s: cannot map", path);
     const uint8_t *f = map;
-    int rc = SBFI_OK;
+    int rc = SBF_OK;
     sbf_index_t *idx = NULL;
 
 #define FAIL(code, ...) do { rc = sbf_error(code, __VA_ARGS__); goto fail; } while (0)
     if (memcmp(f, SBF_MAGIC, 8) != 0)
-        FAIL(SBFI_E_FORMAT, "%s: not an sbf index (bad magic)", path);
+        FAIL(SBF_E_FORMAT, "%s: not an sbf index (bad magic)", path);
     if (size < SBF_HEADER_BYTES)
-        FAIL(SBFI_E_FORMAT, "%s: truncated index (%llu bytes, header needs %u)", path,
+        FAIL(SBF_E_FORMAT, "%s: truncated index (%llu bytes, header needs %u)", path,
              (unsigned long long)size, SBF_HEADER_BYTES);
     if (get32(f + H_BYTE_ORDER) != BYTE_ORDER_MARK)
-        FAIL(SBFI_E_FORMAT, "%s: index written with another byte order or corrupt header", path);
+        FAIL(SBF_E_FORMAT, "%s: index written with another byte order or corrupt header", path);
     if (CHECKSUM_DIFFERS(get64(f + H_CHECKSUM), sbf_xxh64(f, H_CHECKSUM, 0)))
-        FAIL(SBFI_E_FORMAT, "%s: corrupt index header (checksum mismatch)", path);
+        FAIL(SBF_E_FORMAT, "%s: corrupt index header (checksum mismatch)", path);
     if (get32(f + H_VERSION) != SBF_FORMAT_VERSION)
-        FAIL(SBFI_E_VERSION, "%s: index format version %u, this sbf reads version %u: rebuild the index",
+        FAIL(SBF_E_VERSION, "%s: index format version %u, this sbf reads version %u: rebuild the index",
              path, get32(f + H_VERSION), SBF_FORMAT_VERSION);
     uint64_t file_bytes = get64(f + H_FILE_BYTES);
     if (size < file_bytes)
-        FAIL(SBFI_E_FORMAT, "%s: truncated index (%llu of %llu bytes)", path, (unsigned long long)size,
+        FAIL(SBF_E_FORMAT, "%s: truncated index (%llu of %llu bytes)", path, (unsigned long long)size,
              (unsigned long long)file_bytes);
     if (size > file_bytes)
-        FAIL(SBFI_E_FORMAT, "%s: %llu unexpected bytes after the end of the index", path,
+        FAIL(SBF_E_FORMAT, "%s: %llu unexpected bytes after the end of the index", path,
              (unsigned long long)(size - file_bytes));
 
     sbf_params_t p = {(int)get32(f + H_K), (int)get32(f + H_M), (int)get32(f + H_S),
                       (int)get32(f + H_HASHES), (int)get32(f + H_SHARD_BITS)};
-    if (get32(f + H_HEADER_BYTES) != SBF_HEADER_BYTES || sbf_params_check(&p) != SBFI_OK)
-        FAIL(SBFI_E_FORMAT, "%s: invalid parameters in index header", path);
+    if (get32(f + H_HEADER_BYTES) != SBF_HEADER_BYTES || sbf_params_check(&p) != SBF_OK)
+        FAIL(SBF_E_FORMAT, "%s: invalid parameters in index header", path);
     uint32_t n_targets = get32(f + H_N_TARGETS);
     uint64_t meta_offset = get64(f + H_META_OFFSET), meta_bytes = get64(f + H_META_BYTES);
     uint64_t data_offset = get64(f + H_DATA_OFFSET);
     if (n_targets < 1 || n_targets > MAX_TARGETS || meta_offset != SBF_HEADER_BYTES ||
         meta_bytes > file_bytes - meta_offset || data_offset != align_up(meta_offset + meta_bytes))
-        FAIL(SBFI_E_FORMAT, "%s: invalid section table in index header", path);
+        FAIL(SBF_E_FORMAT, "%s: invalid section table in index header", path);
     if (CHECKSUM_DIFFERS(get64(f + H_META_CHECKSUM), sbf_xxh64(f + meta_offset, (size_t)meta_bytes, 0)))
-        FAIL(SBFI_E_FORMAT, "%s: corrupt index metadata (checksum mismatch)", path);
+        FAIL(SBF_E_FORMAT, "%s: corrupt index metadata (checksum mismatch)", path);
     if (!all_zero(f + meta_offset + meta_bytes, data_offset - meta_offset - meta_bytes))
-        FAIL(SBFI_E_FORMAT, "%s: corrupt index (non-zero padding after the metadata)", path);
+        FAIL(SBF_E_FORMAT, "%s: corrupt index (non-zero padding after the metadata)", path);
 
     if (!(idx = sbf_idx_new(&p)))
-        FAIL(SBFI_E_NOMEM, "out of memory loading %s", path);
+        FAIL(SBF_E_NOMEM, "out of memory loading %s", path);
     memcpy(&idx->bits_per_kmer, f + H_BITS_PER_KMER, 8);
     idx->map = map;
     idx->map_len = (size_t)size;
@@ -390,15 +390,15 @@ int sbf_index_read(const char *path, int verify, sbf_index_t **out)
         const sbf_target_t *t = &idx->targets[r];
         uint64_t bytes = sbf_target_bytes(idx, t);
         if (verify && CHECKSUM_DIFFERS(t->checksum, sbf_xxh64(t->bits, bytes, 0)))
-            FAIL(SBFI_E_FORMAT, "%s: corrupt filter of target '%s' (checksum mismatch)", path, t->name);
+            FAIL(SBF_E_FORMAT, "%s: corrupt filter of target '%s' (checksum mismatch)", path, t->name);
         const uint8_t *end = (const uint8_t *)t->bits + bytes;
         const uint8_t *next = r + 1 < idx->n_targets ? (const uint8_t *)idx->targets[r + 1].bits : f + file_bytes;
         if (!all_zero(end, (uint64_t)(next - end)))
-            FAIL(SBFI_E_FORMAT, "%s: corrupt index (non-zero padding after target '%s')", path, t->name);
+            FAIL(SBF_E_FORMAT, "%s: corrupt index (non-zero padding after target '%s')", path, t->name);
     }
 #undef FAIL
     *out = idx;
-    return SBFI_OK;
+    return SBF_OK;
 
 fail:
     if (idx)

@@ -13,7 +13,7 @@ sbf_index_t *sbf_idx_new(const sbf_params_t *p)
 {
     sbf_index_t *idx = calloc(1, sizeof *idx);
     if (!idx) {
-        sbf_error(SBFI_E_NOMEM, "out of memory allocating an index");
+        sbf_error(SBF_E_NOMEM, "out of memory allocating an index");
         return NULL;
     }
     idx->params = *p;
@@ -59,11 +59,11 @@ uint64_t sbf_shards_for(const sbf_params_t *p, uint64_t kmers, double bits_per_k
 int sbf_idx_add_target(sbf_index_t *idx, const char *name, uint64_t n_shards)
 {
     if (n_shards == 0 || n_shards > (UINT64_MAX / 64u) / (uint64_t)idx->params.shard_bits)
-        return sbf_error(SBFI_E_PARAM, "target '%s': invalid filter size of %llu shards", name,
+        return sbf_error(SBF_E_PARAM, "target '%s': invalid filter size of %llu shards", name,
                          (unsigned long long)n_shards);
     sbf_target_t *grown = realloc(idx->targets, (size_t)(idx->n_targets + 1) * sizeof *grown);
     if (!grown)
-        return sbf_error(SBFI_E_NOMEM, "out of memory adding target '%s'", name);
+        return sbf_error(SBF_E_NOMEM, "out of memory adding target '%s'", name);
     idx->targets = grown;
     sbf_target_t *t = &idx->targets[idx->n_targets];
     memset(t, 0, sizeof *t);
@@ -75,7 +75,7 @@ int sbf_idx_add_target(sbf_index_t *idx, const char *name, uint64_t n_shards)
     if (!t->name || !t->bits) {
         free(t->name);
         free(t->bits);
-        return sbf_error(SBFI_E_NOMEM, "out of memory allocating %zu bytes for target '%s'", bytes, name);
+        return sbf_error(SBF_E_NOMEM, "out of memory allocating %zu bytes for target '%s'", bytes, name);
     }
     memset(t->bits, 0, bytes);
     return idx->n_targets++;
@@ -85,12 +85,12 @@ int sbf_target_add_source(sbf_target_t *t, const char *source)
 {
     char **grown = realloc(t->sources, (size_t)(t->n_sources + 1) * sizeof *grown);
     if (!grown)
-        return sbf_error(SBFI_E_NOMEM, "out of memory");
+        return sbf_error(SBF_E_NOMEM, "out of memory");
     t->sources = grown;
     if (!(t->sources[t->n_sources] = strdup(source)))
-        return sbf_error(SBFI_E_NOMEM, "out of memory");
+        return sbf_error(SBF_E_NOMEM, "out of memory");
     ++t->n_sources;
-    return SBFI_OK;
+    return SBF_OK;
 }
 
 /* Shard words of each run, computed first so that every shard can be prefetched before the

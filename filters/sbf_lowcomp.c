@@ -182,7 +182,7 @@ size_t sbf_lowcomp_mask_nt16(const uint8_t *packed, size_t len, unsigned min_len
 static int grow_reads(sbf_lowcomp_batch_t *m, size_t n)
 {
     if (n <= m->cap_n)
-        return SBFI_OK;
+        return SBF_OK;
     size_t *off = realloc(m->off, n * sizeof *off);
     if (off)
         m->off = off;
@@ -191,10 +191,10 @@ static int grow_reads(sbf_lowcomp_batch_t *m, size_t n)
         m->seqs = seqs;
     const uint8_t **packed = seqs ? realloc(m->packed, n * sizeof *packed) : NULL;
     if (!packed)
-        return sbf_error(SBFI_E_NOMEM, "out of memory masking low-complexity reads");
+        return sbf_error(SBF_E_NOMEM, "out of memory masking low-complexity reads");
     m->packed = packed;
     m->cap_n = n;
-    return SBFI_OK;
+    return SBF_OK;
 }
 
 int sbf_lowcomp_batch(sbf_lowcomp_batch_t *m, unsigned min_len, size_t n, const char *const *seqs,
@@ -205,23 +205,23 @@ int sbf_lowcomp_batch(sbf_lowcomp_batch_t *m, unsigned min_len, size_t n, const 
     *packed_out = packed;
     m->masked_reads = m->masked_bases = 0;
     if (min_len == 0)
-        return SBFI_OK;
+        return SBF_OK;
     size_t used = 0;
     for (size_t i = 0; i < n; ++i) {
         const size_t len = lens[i], bytes = seqs ? len : (len + 1) / 2;
         if (len < min_len)
             continue;
         /* the masked copy goes straight to the arena's end; kept only if something was masked */
-        if (sbf_reserve(&m->arena, &m->cap_arena, used + bytes, 1) != SBFI_OK ||
-            (!seqs && sbf_reserve(&m->scratch, &m->cap_scratch, len, 1) != SBFI_OK))
-            return SBFI_E_NOMEM;
+        if (sbf_reserve(&m->arena, &m->cap_arena, used + bytes, 1) != SBF_OK ||
+            (!seqs && sbf_reserve(&m->scratch, &m->cap_scratch, len, 1) != SBF_OK))
+            return SBF_E_NOMEM;
         size_t masked = seqs ? sbf_lowcomp_mask_ascii(seqs[i], len, min_len, (char *)m->arena + used)
                              : sbf_lowcomp_mask_nt16(packed[i], len, min_len, m->scratch, m->arena + used);
         if (!masked)
             continue;
         if (m->masked_reads == 0) {   /* the first masked read: every offset starts unset */
-            if (grow_reads(m, n) != SBFI_OK)
-                return SBFI_E_NOMEM;
+            if (grow_reads(m, n) != SBF_OK)
+                return SBF_E_NOMEM;
             for (size_t r = 0; r < n; ++r)
                 m->off[r] = SIZE_MAX;
         }
@@ -231,7 +231,7 @@ int sbf_lowcomp_batch(sbf_lowcomp_batch_t *m, unsigned min_len, size_t n, const 
         m->masked_bases += masked;
     }
     if (m->masked_reads == 0)
-        return SBFI_OK;
+        return SBF_OK;
     /* the view, now that the arena no longer moves */
     for (size_t i = 0; i < n; ++i) {
         if (seqs)
@@ -241,7 +241,7 @@ int sbf_lowcomp_batch(sbf_lowcomp_batch_t *m, unsigned min_len, size_t n, const 
     }
     *seqs_out = seqs ? m->seqs : NULL;
     *packed_out = seqs ? NULL : m->packed;
-    return SBFI_OK;
+    return SBF_OK;
 }
 
 void sbf_lowcomp_batch_free(sbf_lowcomp_batch_t *m)

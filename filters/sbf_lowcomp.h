@@ -40,7 +40,7 @@ typedef struct {
 
 /* Mask n reads (ASCII seqs, or packed with seqs NULL) of lengths lens; *seqs_out / *packed_out
  * get the view: the inputs themselves when nothing was masked (or min_len is 0). The view is
- * valid until the next call or sbf_lowcomp_batch_free(). SBFI_OK or SBFI_E_NOMEM. */
+ * valid until the next call or sbf_lowcomp_batch_free(). SBF_OK or SBF_E_NOMEM. */
 int sbf_lowcomp_batch(sbf_lowcomp_batch_t *m, unsigned min_len, size_t n, const char *const *seqs,
                       const uint8_t *const *packed, const size_t *lens, const char *const **seqs_out,
                       const uint8_t *const **packed_out);

@@ -7,21 +7,21 @@
 #include "sbf_error.h"
 
 /* Room for at least `need` items of `elem` bytes in *pp (a pointer to the array's pointer),
- * which holds *cap of them: doubled from 256 until it fits; the contents are kept. SBFI_OK, or
- * SBFI_E_NOMEM with a message (*pp and *cap unchanged). */
+ * which holds *cap of them: doubled from 256 until it fits; the contents are kept. SBF_OK, or
+ * SBF_E_NOMEM with a message (*pp and *cap unchanged). */
 static inline int sbf_reserve(void *pp, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)
-        return SBFI_OK;
+        return SBF_OK;
     size_t c = *cap ? *cap : 256;
     while (c < need)
         c *= 2;
     void *p = realloc(*(void **)pp, c * elem);
     if (!p)
-        return sbf_error(SBFI_E_NOMEM, "out of memory for %zu items of %zu bytes", need, elem);
+        return sbf_error(SBF_E_NOMEM, "out of memory for %zu items of %zu bytes", need, elem);
     *(void **)pp = p;
     *cap = c;
-    return SBFI_OK;
+    return SBF_OK;
 }
 
 #endif

@@ -15,16 +15,16 @@ void sbf_params_default(sbf_params_t *p)
 int sbf_params_check(const sbf_params_t *p)
 {
     if (p->k < 1 || p->k > SBF_MAX_K)
-        return sbf_error(SBFI_E_PARAM, "k-mer length k=%d must be between 1 and %d", p->k, SBF_MAX_K);
+        return sbf_error(SBF_E_PARAM, "k-mer length k=%d must be between 1 and %d", p->k, SBF_MAX_K);
     if (p->m < 1 || p->m > p->k)
-        return sbf_error(SBFI_E_PARAM, "minimizer length m=%d must be between 1 and k=%d", p->m, p->k);
+        return sbf_error(SBF_E_PARAM, "minimizer length m=%d must be between 1 and k=%d", p->m, p->k);
     if (p->s < 1 || p->s > p->k)
-        return sbf_error(SBFI_E_PARAM, "s-mer length s=%d must be between 1 and k=%d", p->s, p->k);
+        return sbf_error(SBF_E_PARAM, "s-mer length s=%d must be between 1 and k=%d", p->s, p->k);
     if (p->shard_bits != 256 && p->shard_bits != 512)
-        return sbf_error(SBFI_E_PARAM, "shard size %d bits must be 256 or 512", p->shard_bits);
+        return sbf_error(SBF_E_PARAM, "shard size %d bits must be 256 or 512", p->shard_bits);
     /* The H bit positions are disjoint fields of one 64-bit s-mer hash. */
     int max_h = 64 / (int)sbf_params_shard_log2(p);
     if (p->hashes < 1 || p->hashes > max_h)
-        return sbf_error(SBFI_E_PARAM, "hashes per s-mer H=%d must be between 1 and %d", p->hashes, max_h);
-    return SBFI_OK;
+        return sbf_error(SBF_E_PARAM, "hashes per s-mer H=%d must be between 1 and %d", p->hashes, max_h);
+    return SBF_OK;
 }

@@ -28,7 +28,7 @@ typedef struct {
 #define SBF_DEFAULT_BITS_PER_KMER 16.0
 
 void sbf_params_default(sbf_params_t *p);
-/* SBFI_OK, or SBFI_E_PARAM with a message naming the offending parameter. */
+/* SBF_OK, or SBF_E_PARAM with a message naming the offending parameter. */
 int sbf_params_check(const sbf_params_t *p);
 
 static inline unsigned sbf_params_shard_log2(const sbf_params_t *p) { return p->shard_bits == 256 ? 8u : 9u; }

@@ -22,11 +22,11 @@ int sbf_units_make(sbf_units_t *u, size_t n, const char *const *seqs, const uint
     for (size_t i = 0; i < n; ++i)
         total += units_of(lens[i], k);
     const size_t m = total ? total : 1;
-    if (sbf_reserve(&u->start, &u->cap_start, n + 1, sizeof *u->start) != SBFI_OK ||
-        sbf_reserve(&u->lens, &u->cap_lens, m, sizeof *u->lens) != SBFI_OK ||
+    if (sbf_reserve(&u->start, &u->cap_start, n + 1, sizeof *u->start) != SBF_OK ||
+        sbf_reserve(&u->lens, &u->cap_lens, m, sizeof *u->lens) != SBF_OK ||
         (seqs ? sbf_reserve((void *)&u->seqs, &u->cap_seqs, m, sizeof *u->seqs)
-              : sbf_reserve((void *)&u->packed, &u->cap_packed, m, sizeof *u->packed)) != SBFI_OK)
-        return SBFI_E_NOMEM;
+              : sbf_reserve((void *)&u->packed, &u->cap_packed, m, sizeof *u->packed)) != SBF_OK)
+        return SBF_E_NOMEM;
     size_t q = 0;
     for (size_t i = 0; i < n; ++i) {
         u->start[i] = q;
@@ -44,7 +44,7 @@ int sbf_units_make(sbf_units_t *u, size_t n, const char *const *seqs, const uint
     u->start[n] = q;
     u->n_units = q;
     u->segmented = q != n;
-    return SBFI_OK;
+    return SBF_OK;
 }
 
 void sbf_segments_gather(const sbf_segments_t *seg, size_t n, int n_targets, uint32_t *kmers, uint32_t *hits)

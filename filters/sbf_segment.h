@@ -28,7 +28,7 @@ typedef struct {
 } sbf_units_t;
 
 /* Cut n reads (ASCII seqs, or packed with seqs NULL) into units for k-mers of length k.
- * SBFI_OK or SBFI_E_NOMEM. */
+ * SBF_OK or SBF_E_NOMEM. */
 int sbf_units_make(sbf_units_t *u, size_t n, const char *const *seqs, const uint8_t *const *packed,
                    const size_t *lens, unsigned k);
 

@@ -78,11 +78,11 @@ int sbf_tmpfile_create(const char *path, char **tmp_out)
     size_t n = strlen(path) + 16;
     char *tmp = malloc(n);
     if (!tmp)
-        return sbf_error(SBFI_E_NOMEM, "out of memory");
+        return sbf_error(SBF_E_NOMEM, "out of memory");
     snprintf(tmp, n, "%s.tmp.XXXXXX", path);
     int fd = mkstemp(tmp);
     if (fd < 0) {
-        int rc = sbf_error_errno(SBFI_E_IO, errno, "%s: cannot create a temporary file", path);
+        int rc = sbf_error_errno(SBF_E_IO, errno, "%s: cannot create a temporary file", path);
         free(tmp);
         return rc;
     }
@@ -91,7 +91,7 @@ int sbf_tmpfile_create(const char *path, char **tmp_out)
     mode_t mask = umask(0);
     umask(mask);
     if (fchmod(fd, 0666 & ~mask) != 0) {
-        int rc = sbf_error_errno(SBFI_E_IO, errno, "%s: chmod failed", tmp);
+        int rc = sbf_error_errno(SBF_E_IO, errno, "%s: chmod failed", tmp);
         close(fd);
         sbf_tmpfile_discard(tmp);
         free(tmp);

@@ -44,7 +44,7 @@ extern "C" {
     do {                                                                                              \
         cudaError_t e_ = (call);                                                                      \
         if (e_ != cudaSuccess) {                                                                      \
-            rc = sbf_error(SBFI_E_IO, "CUDA: %s failed: %s", #call, cudaGetErrorString(e_));          \
+            rc = sbf_error(SBF_E_IO, "CUDA: %s failed: %s", #call, cudaGetErrorString(e_));          \
             goto fail;                                                                                \
         }                                                                                             \
     } while (0)
@@ -901,7 +901,7 @@ extern "C" int sbf_gpu_count(void)
 
 extern "C" int sbf_gpu_describe(int device, char *buf, size_t size)
 {
-    int rc = SBFI_OK, rt = 0, drv = 0;
+    int rc = SBF_OK, rt = 0, drv = 0;
     cudaDeviceProp prop;
     CUDA_TRY(cudaGetDeviceProperties(&prop, device));
     CUDA_TRY(cudaRuntimeGetVersion(&rt));
@@ -909,7 +909,7 @@ extern "C" int sbf_gpu_describe(int device, char *buf, size_t size)
     snprintf(buf, size, "%s, %.1f GiB, compute %d.%d, %d SMs, CUDA runtime %d.%d, driver %d.%d", prop.name,
              (double)prop.totalGlobalMem / (1024.0 * 1024 * 1024), prop.major, prop.minor, prop.multiProcessorCount,
              rt / 1000, (rt % 1000) / 10, drv / 1000, (drv % 1000) / 10);
-    return SBFI_OK;
+    return SBF_OK;
 fail:
     if (size)
         buf[0] = '\0';
@@ -918,14 +918,14 @@ fail:
 
 static int grid_for(uint64_t work, int device, int *blocks)
 {
-    int sms = 0, rc = SBFI_OK;
+    int sms = 0, rc = SBF_OK;
     CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     {
         uint64_t want = (work + 255) / 256;
         uint64_t cap = (uint64_t)sms * 8;
         *blocks = (int)(want < cap ? (want ? want : 1) : cap);
     }
-    return SBFI_OK;
+    return SBF_OK;
 fail:
     return rc;
 }
@@ -1100,7 +1100,7 @@ static int cmp_double(const void *a, const void *b)
 /* A step of time_median(): a cudaError_t becomes a status with its message; a status stays. */
 static int step_status(cudaError_t e, const char *what)
 {
-    return e == cudaSuccess ? SBFI_OK : sbf_error(SBFI_E_IO, "CUDA: %s failed: %s", what, cudaGetErrorString(e));
+    return e == cudaSuccess ? SBF_OK : sbf_error(SBF_E_IO, "CUDA: %s failed: %s", what, cudaGetErrorString(e));
 }
 static int step_status(int rc, const char *what)
 {
@@ -1113,11 +1113,11 @@ static int step_status(int rc, const char *what)
 template <class P, class L>
 static int time_median(int repeats, double *ms_median, P prepare, L launch)
 {
-    int rc = SBFI_OK;
+    int rc = SBF_OK;
     cudaEvent_t ev0 = NULL, ev1 = NULL;
     double *ms = (double *)malloc((size_t)repeats * sizeof *ms);
     if (!ms)
-        return sbf_error(SBFI_E_NOMEM, "out of memory");
+        return sbf_error(SBF_E_NOMEM, "out of memory");
     CUDA_TRY(cudaEventCreate(&ev0));
     CUDA_TRY(cudaEventCreate(&ev1));
     for (int i = 0; i < repeats; ++i) {
@@ -1147,7 +1147,7 @@ fail:
 static int build_on_device(int device, const sbf_index_t *idx, sbf_target_t *t, const uint8_t *codes, uint64_t len,
                            int repeats, double *ms_median)
 {
-    int rc = SBFI_OK, blocks = 0, wblocks = 0;
+    int rc = SBF_OK, blocks = 0, wblocks = 0;
     const kparams kp = make_params(&idx->params);
     const size_t bytes = sbf_target_bytes(idx, t);
     uint8_t *d_codes = NULL;
@@ -1250,20 +1250,20 @@ extern "C" void sbf_gpu_index_free(sbf_gpu_index_t *g)
 
 extern "C" int sbf_gpu_index_upload(int device, const sbf_index_t *idx, sbf_gpu_index_t **out)
 {
-    int rc = SBFI_OK;
+    int rc = SBF_OK;
     dev_target *host_targets = NULL;
     sbf_gpu_index_t *g = (sbf_gpu_index_t *)calloc(1, sizeof *g);
     *out = NULL;
     if (!g || !(g->bits = (unsigned long long **)calloc((size_t)idx->n_targets, sizeof *g->bits)) ||
         !(host_targets = (dev_target *)calloc((size_t)idx->n_targets, sizeof *host_targets))) {
-        rc = sbf_error(SBFI_E_NOMEM, "out of memory");
+        rc = sbf_error(SBF_E_NOMEM, "out of memory");
         goto fail;
     }
     g->device = device;
     g->n_targets = idx->n_targets;
     g->kp = make_params(&idx->params);
     if (pthread_mutex_init(&g->cache_lock, NULL) != 0) {
-        rc = sbf_error(SBFI_E_THREAD, "cannot create a mutex");
+        rc = sbf_error(SBF_E_THREAD, "cannot create a mutex");
         goto fail;
     }
     g->cache_lock_ready = true;
@@ -1283,7 +1283,7 @@ extern "C" int sbf_gpu_index_upload(int device, const sbf_index_t *idx, sbf_gpu_
         g->small = g->small && host_targets[r].n_shards <= ((uint64_t)1 << 32);
     g->h_targets = host_targets; /* the v10 kernel takes the targets as parameters */
     *out = g;
-    return SBFI_OK;
+    return SBF_OK;
 fail:
     free(host_targets);
     sbf_gpu_index_free(g);
@@ -1295,7 +1295,7 @@ fail:
 static int query_packed(sbf_gpu_index_t *g, const char *seqs, const uint64_t *offsets, size_t n, uint32_t *kmers,
                         uint32_t *hits, int repeats, double *ms_median)
 {
-    int rc = SBFI_OK, blocks = 0;
+    int rc = SBF_OK, blocks = 0;
     const uint64_t total = offsets[n];
     const int R = g->n_targets;
     uint8_t *d_seqs = NULL;
@@ -1347,10 +1347,10 @@ extern "C" int sbf_gpu_bench_query(sbf_gpu_index_t *g, const char *seqs, const u
 {
     uint32_t *kmers = (uint32_t *)malloc((n ? n : 1) * sizeof *kmers);
     if (!kmers)
-        return sbf_error(SBFI_E_NOMEM, "out of memory");
+        return sbf_error(SBF_E_NOMEM, "out of memory");
     int rc = query_packed(g, seqs, offsets, n, kmers, NULL, repeats, ms_median);
     uint64_t total = 0;
-    for (size_t i = 0; rc == SBFI_OK && i < n; ++i)
+    for (size_t i = 0; rc == SBF_OK && i < n; ++i)
         total += kmers[i];
     *kmers_total = total;
     free(kmers);
@@ -1359,10 +1359,10 @@ extern "C" int sbf_gpu_bench_query(sbf_gpu_index_t *g, const char *seqs, const u
 
 extern "C" int sbf_gpu_host_alloc(size_t bytes, void **out)
 {
-    int rc = SBFI_OK;
+    int rc = SBF_OK;
     *out = NULL;
     CUDA_TRY(cudaHostAlloc(out, bytes ? bytes : 1, cudaHostAllocDefault));
-    return SBFI_OK;
+    return SBF_OK;
 fail:
     return rc;
 }
@@ -1418,14 +1418,14 @@ static void stream_free(sbf_gpu_stream_t *s)
 static int stream_new(sbf_gpu_index_t *g, cudaStream_t user, size_t max_reads, size_t max_bases, bool staging,
                       sbf_gpu_stream_t **out)
 {
-    int rc = SBFI_OK;
+    int rc = SBF_OK;
     const size_t R = g->n_targets > 0 ? (size_t)g->n_targets : 1, reads = max_reads ? max_reads : 1;
     sbf_gpu_stream_t *s = NULL;
     *out = NULL;
     if (max_reads > ((size_t)1 << 40) / R || max_bases > ((size_t)1 << 48))
-        return sbf_error(SBFI_E_PARAM, "stream workspace of %zu reads and %zu bases: too large", max_reads, max_bases);
+        return sbf_error(SBF_E_PARAM, "stream workspace of %zu reads and %zu bases: too large", max_reads, max_bases);
     if (!(s = (sbf_gpu_stream_t *)calloc(1, sizeof *s)))
-        return sbf_error(SBFI_E_NOMEM, "out of memory");
+        return sbf_error(SBF_E_NOMEM, "out of memory");
     s->g = g;
     s->max_reads = max_reads;
     s->max_bases = max_bases;
@@ -1447,7 +1447,7 @@ static int stream_new(sbf_gpu_index_t *g, cudaStream_t user, size_t max_reads, s
         CUDA_TRY(cudaHostAlloc(&s->h_off, (reads + 1) * sizeof *s->h_off, cudaHostAllocDefault));
     }
     *out = s;
-    return SBFI_OK;
+    return SBF_OK;
 fail:
     stream_free(s);
     return rc;
@@ -1459,15 +1459,15 @@ fail:
 static int stream_enqueue(sbf_gpu_stream_t *s, seq_format fmt, const uint8_t *hseq, const uint64_t *hoff, size_t n,
                           uint32_t *kmers, uint32_t *hits)
 {
-    int rc = SBFI_OK, blocks = 0;
+    int rc = SBF_OK, blocks = 0;
     const int R = s->g->n_targets;
     const uint64_t per_byte = fmt == FMT_NT16 ? 2 : 1;
     const uint64_t first = hoff[0] / per_byte, bytes = (hoff[n] + per_byte - 1) / per_byte - first;
     packed_reads layout;
     if (n == 0)
-        return SBFI_OK;
+        return SBF_OK;
     if (n > s->max_reads || bytes > s->max_bases)
-        return sbf_error(SBFI_E_PARAM, "batch of %zu reads in %llu bytes: the stream workspace holds %zu reads, %zu bytes",
+        return sbf_error(SBF_E_PARAM, "batch of %zu reads in %llu bytes: the stream workspace holds %zu reads, %zu bytes",
                          n, (unsigned long long)bytes, s->max_reads, s->max_bases);
     CUDA_TRY(cudaSetDevice(s->g->device));
     if ((rc = grid_for(n, s->g->device, &blocks)))
@@ -1484,7 +1484,7 @@ static int stream_enqueue(sbf_gpu_stream_t *s, seq_format fmt, const uint8_t *hs
         CUDA_TRY(cudaMemcpyAsync(kmers, s->d_kmers, n * sizeof *kmers, cudaMemcpyDeviceToHost, s->st));
     if (hits)
         CUDA_TRY(cudaMemcpyAsync(hits, s->d_hits, n * (size_t)R * sizeof *hits, cudaMemcpyDeviceToHost, s->st));
-    return SBFI_OK;
+    return SBF_OK;
 fail:
     return rc;
 }
@@ -1495,19 +1495,19 @@ fail:
 static int query_async(sbf_gpu_stream_t *s, seq_format fmt, size_t n, const uint8_t *const *seqs, const size_t *lens,
                        uint32_t *kmers, uint32_t *hits)
 {
-    int rc = SBFI_OK;
+    int rc = SBF_OK;
     uint64_t bases = 0, at = 0;
     if (!s->h_seq)
-        return sbf_error(SBFI_E_PARAM, "this stream workspace has no staging buffers");
+        return sbf_error(SBF_E_PARAM, "this stream workspace has no staging buffers");
     if (n > s->max_reads)
-        return sbf_error(SBFI_E_PARAM, "batch of %zu reads: the stream workspace holds at most %zu", n, s->max_reads);
+        return sbf_error(SBF_E_PARAM, "batch of %zu reads: the stream workspace holds at most %zu", n, s->max_reads);
     for (size_t i = 0; i < n; ++i)
         bases += lens[i];
     if (bases > s->max_bases)
-        return sbf_error(SBFI_E_PARAM, "batch of %llu bases: the stream workspace holds at most %zu",
+        return sbf_error(SBF_E_PARAM, "batch of %llu bases: the stream workspace holds at most %zu",
                          (unsigned long long)bases, s->max_bases);
     if (n == 0)
-        return SBFI_OK;
+        return SBF_OK;
     if (s->staged_pending) {
         CUDA_TRY(cudaSetDevice(s->g->device));
         CUDA_TRY(cudaEventSynchronize(s->staged));
@@ -1551,11 +1551,11 @@ extern "C" int sbf_gpu_query_nt16_async(sbf_gpu_stream_t *s, size_t n, const uin
 
 extern "C" int sbf_gpu_stream_sync(sbf_gpu_stream_t *s)
 {
-    int rc = SBFI_OK;
+    int rc = SBF_OK;
     CUDA_TRY(cudaSetDevice(s->g->device));
     CUDA_TRY(cudaStreamSynchronize(s->st));
     s->staged_pending = false;
-    return SBFI_OK;
+    return SBF_OK;
 fail:
     return rc;
 }
@@ -1592,7 +1592,7 @@ static void blocking_set_free(blocking_set *set)
  * large enough, else a new one (with room to spare, so that slightly larger batches reuse it). */
 static int blocking_set_take(sbf_gpu_index_t *g, size_t batch, size_t max_bases, blocking_set **out)
 {
-    int rc = SBFI_OK;
+    int rc = SBF_OK;
     const size_t R = g->n_targets > 0 ? (size_t)g->n_targets : 1;
     blocking_set *set = NULL;
     pthread_mutex_lock(&g->cache_lock);
@@ -1601,11 +1601,11 @@ static int blocking_set_take(sbf_gpu_index_t *g, size_t batch, size_t max_bases,
     pthread_mutex_unlock(&g->cache_lock);
     if (set && set->batch >= batch && set->max_bases >= max_bases) {
         *out = set;
-        return SBFI_OK;
+        return SBF_OK;
     }
     blocking_set_free(set);
     if (!(set = (blocking_set *)calloc(1, sizeof *set)))
-        return sbf_error(SBFI_E_NOMEM, "out of memory");
+        return sbf_error(SBF_E_NOMEM, "out of memory");
     set->batch = batch;
     set->max_bases = max_bases + max_bases / 4;
     for (int w = 0; w < 2; ++w) {
@@ -1615,7 +1615,7 @@ static int blocking_set_take(sbf_gpu_index_t *g, size_t batch, size_t max_bases,
         CUDA_TRY(cudaHostAlloc(&set->out_h[w], set->batch * R * sizeof(uint32_t), cudaHostAllocDefault));
     }
     *out = set;
-    return SBFI_OK;
+    return SBF_OK;
 fail:
     blocking_set_free(set);
     return rc;
@@ -1641,14 +1641,14 @@ static void blocking_set_give_back(sbf_gpu_index_t *g, blocking_set *set)
 static int query_blocking(sbf_gpu_index_t *g, seq_format fmt, size_t n, const uint8_t *const *seqs, const size_t *lens,
                           uint32_t *kmers, uint32_t *hits)
 {
-    int rc = SBFI_OK;
+    int rc = SBF_OK;
     const size_t R = (size_t)g->n_targets, batch = n < STREAM_BATCH ? n : STREAM_BATCH;
     const int n_ws = n > batch ? 2 : 1;
     blocking_set *set = NULL;
     size_t pend_first[2] = {0, 0}, pend_n[2] = {0, 0};
     size_t max_bases = 0;
     if (n == 0)
-        return SBFI_OK;
+        return SBF_OK;
     for (size_t b0 = 0; b0 < n; b0 += batch) {
         size_t bases = 0;
         for (size_t i = b0; i < n && i < b0 + batch; ++i)
@@ -1660,9 +1660,9 @@ static int query_blocking(sbf_gpu_index_t *g, seq_format fmt, size_t n, const ui
     /* wait for workspace w's batch and copy its counts to the caller's arrays */
     auto collect = [&](int w) -> int {
         if (pend_n[w] == 0)
-            return SBFI_OK;
+            return SBF_OK;
         int r = sbf_gpu_stream_sync(set->ws[w]);
-        if (r == SBFI_OK) {
+        if (r == SBF_OK) {
             memcpy(kmers + pend_first[w], set->out_k[w], pend_n[w] * sizeof *kmers);
             memcpy(hits + pend_first[w] * R, set->out_h[w], pend_n[w] * R * sizeof *hits);
         }
@@ -1681,7 +1681,7 @@ static int query_blocking(sbf_gpu_index_t *g, seq_format fmt, size_t n, const ui
         if ((rc = collect(w)))
             goto fail;
     blocking_set_give_back(g, set);
-    return SBFI_OK;
+    return SBF_OK;
 fail:
     blocking_set_free(set); /* after a failure its state is not trusted again */
     return rc;
@@ -1707,12 +1707,12 @@ extern "C" int sbf_gpu_query_nt16(sbf_gpu_index_t *g, size_t n, const uint8_t *c
 static int query_streamed(sbf_gpu_index_t *g, const char *seqs, const uint64_t *offsets, size_t n, size_t batch,
                           uint32_t *kmers, uint32_t *hits, int repeats, double *ms_median)
 {
-    int rc = SBFI_OK;
+    int rc = SBF_OK;
     const size_t R = (size_t)g->n_targets;
     sbf_gpu_stream_t *ws[2] = {NULL, NULL};
     size_t max_bytes = 0;
     if (n == 0)
-        return SBFI_OK;
+        return SBF_OK;
     if (batch == 0 || batch > n)
         batch = n;
     for (size_t b0 = 0; b0 < n; b0 += batch) {
@@ -1725,8 +1725,8 @@ static int query_streamed(sbf_gpu_index_t *g, const char *seqs, const uint64_t *
             goto fail;
     {
         auto run_all = [&]() -> int {
-            int r = SBFI_OK;
-            for (size_t b0 = 0, k = 0; b0 < n && r == SBFI_OK; b0 += batch, ++k) {
+            int r = SBF_OK;
+            for (size_t b0 = 0, k = 0; b0 < n && r == SBF_OK; b0 += batch, ++k) {
                 const size_t cnt = n - b0 < batch ? n - b0 : batch;
                 r = stream_enqueue(ws[k & 1], FMT_ASCII, (const uint8_t *)seqs, offsets + b0, cnt, kmers + b0,
                                    hits + b0 * R);
@@ -1737,7 +1737,7 @@ static int query_streamed(sbf_gpu_index_t *g, const char *seqs, const uint64_t *
             }
             return r;
         };
-        if ((rc = run_all()) == SBFI_OK && repeats > 0)
+        if ((rc = run_all()) == SBF_OK && repeats > 0)
             rc = time_median(repeats, ms_median, [] { return cudaDeviceSynchronize(); }, run_all);
     }
 fail:
@@ -1749,11 +1749,11 @@ fail:
 extern "C" int sbf_gpu_bench_query_host(sbf_gpu_index_t *g, const char *seqs, const uint64_t *offsets, size_t n,
                                         size_t batch, int repeats, double *ms_median, uint64_t *kmers_total)
 {
-    int rc = SBFI_OK;
+    int rc = SBF_OK;
     uint32_t *kmers = NULL, *hits = NULL;
     CUDA_TRY(cudaHostAlloc(&kmers, (n ? n : 1) * sizeof *kmers, cudaHostAllocDefault));
     CUDA_TRY(cudaHostAlloc(&hits, (n ? n : 1) * (size_t)g->n_targets * sizeof *hits, cudaHostAllocDefault));
-    if ((rc = query_streamed(g, seqs, offsets, n, batch, kmers, hits, repeats, ms_median)) == SBFI_OK) {
+    if ((rc = query_streamed(g, seqs, offsets, n, batch, kmers, hits, repeats, ms_median)) == SBF_OK) {
         uint64_t total = 0;
         for (size_t i = 0; i < n; ++i)
             total += kmers[i];
@@ -1769,15 +1769,15 @@ fail:
 
 extern "C" int sbf_gpu_query_kmers(sbf_gpu_index_t *g, int target, const char *seq, size_t len, uint8_t *present)
 {
-    int rc = SBFI_OK, blocks = 0;
+    int rc = SBF_OK, blocks = 0;
     const uint64_t k = g->kp.k();
     uint8_t *d_seq = NULL, *d_present = NULL;
     sequence_chunks layout;
     uint64_t rows, pieces;
     if (target < 0 || target >= g->n_targets)
-        return sbf_error(SBFI_E_PARAM, "no target number %d (the index has %d)", target, g->n_targets);
+        return sbf_error(SBF_E_PARAM, "no target number %d (the index has %d)", target, g->n_targets);
     if (len < k)
-        return SBFI_OK;
+        return SBF_OK;
     rows = len - k + 1;
     pieces = (rows + PRESENCE_CHUNK - 1) / PRESENCE_CHUNK;
     CUDA_TRY(cudaSetDevice(g->device));

@@ -1,5 +1,5 @@
 /* sbf_gpu.h -- the GPU engine behind a C ABI: the same bits as the CPU engine (filters/sbf_kmer.h),
- * computed by CUDA kernels. Every call returns SBFI_OK or a negative status with the message in
+ * computed by CUDA kernels. Every call returns SBF_OK or a negative status with the message in
  * sbf_error_message(). Builds without CUDA link gpu/sbf_gpu_none.c: sbf_gpu_count() is 0 there
  * and every other call fails with a clear message, so callers need no #ifdef. */
 #ifndef SBF_GPU_H
@@ -65,7 +65,7 @@ int sbf_gpu_stream_create(sbf_gpu_index_t *g, void *cuda_stream, size_t max_read
 void *sbf_gpu_stream_handle(const sbf_gpu_stream_t *s);
 
 /* Queue a batch of n reads (at most max_reads, at most max_bases bases in all; more fails with
- * SBFI_E_PARAM): the reads are packed into the staging buffer before the call returns, so seqs
+ * SBF_E_PARAM): the reads are packed into the staging buffer before the call returns, so seqs
  * may be reused at once (the call first waits for the previous batch's copy-in, if it is still
  * running); copy-in, kernel and copy-out of kmers[0..n) and hits[0..n * R) are queued on the
  * stream and the call returns without waiting for them. kmers and hits (either may be NULL)

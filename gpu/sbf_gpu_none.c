@@ -2,7 +2,7 @@
 #include "../filters/sbf_error.h"
 #include "sbf_gpu.h"
 
-#define NO_CUDA sbf_error(SBFI_E_PARAM, "this sbf was built without CUDA (./configure --with-cuda)")
+#define NO_CUDA sbf_error(SBF_E_PARAM, "this sbf was built without CUDA (./configure --with-cuda)")
 
 int sbf_gpu_count(void) { return 0; }
 

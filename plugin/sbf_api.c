@@ -17,11 +17,6 @@
 #include "sbf.h"
 #include "sbf_engine.h"
 
-_Static_assert(SBF_OK == SBFI_OK && SBF_E_NOMEM == SBFI_E_NOMEM && SBF_E_PARAM == SBFI_E_PARAM &&
-                   SBF_E_IO == SBFI_E_IO && SBF_E_FORMAT == SBFI_E_FORMAT &&
-                   SBF_E_VERSION == SBFI_E_VERSION && SBF_E_THREAD == SBFI_E_THREAD,
-               "public and engine status codes differ");
-
 typedef struct {
     char *name;
     sbf_seqbuf_t seq;

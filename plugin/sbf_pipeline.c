@@ -57,7 +57,7 @@ static void fail_locked(pipeline_t *p, int status, const char *msg)
 {
     if (!p->failed) {
         p->failed = 1;
-        p->status = status ? status : SBFI_E_IO;
+        p->status = status ? status : SBF_E_IO;
         snprintf(p->err, sizeof p->err, "%s", msg);
     }
     pthread_cond_broadcast(&p->work_cv);
@@ -75,7 +75,7 @@ static void deliver_ready(pipeline_t *p)
         pthread_mutex_unlock(&p->lock);
         int rc = p->o.deliver(p->o.ctx, batch);
         pthread_mutex_lock(&p->lock);
-        if (rc != SBFI_OK) {
+        if (rc != SBF_OK) {
             fail_locked(p, rc, sbf_error_message());
             break;
         }
@@ -103,7 +103,7 @@ static void *worker_main(void *arg)
         if (!p->o.marks_busy)
             pipeline_busy(p, w->slot, 0);
         pthread_mutex_lock(&p->lock);
-        if (rc != SBFI_OK) {
+        if (rc != SBF_OK) {
             fail_locked(p, rc, sbf_error_message());
             break;
         }
@@ -130,10 +130,10 @@ int pipeline_open(const pipeline_opt_t *opt, pipeline_t **out)
 {
     *out = NULL;
     if (opt->gpu_copies < 0 || opt->gpu_copies > 16)
-        return sbf_error(SBFI_E_PARAM, "%d GPU copies: at most 16", opt->gpu_copies);
+        return sbf_error(SBF_E_PARAM, "%d GPU copies: at most 16", opt->gpu_copies);
     pipeline_t *p = calloc(1, sizeof *p);
     if (!p)
-        return sbf_error(SBFI_E_NOMEM, "out of memory");
+        return sbf_error(SBF_E_NOMEM, "out of memory");
     p->o = *opt;
     int per = opt->workers_per_copy > 0 ? opt->workers_per_copy : 2;
     p->n_workers = opt->gpu_copies > 0 ? opt->gpu_copies * per : 1;
@@ -145,7 +145,7 @@ int pipeline_open(const pipeline_opt_t *opt, pipeline_t **out)
         free(p->ring);
         free(p->workers);
         free(p);
-        return sbf_error(SBFI_E_NOMEM, "out of memory");
+        return sbf_error(SBF_E_NOMEM, "out of memory");
     }
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->work_cv, NULL);
@@ -157,12 +157,12 @@ int pipeline_open(const pipeline_opt_t *opt, pipeline_t **out)
         if (pthread_create(&w->tid, NULL, worker_main, w) != 0) {
             pipeline_abort(p);
             pipeline_free(p);
-            return sbf_error(SBFI_E_THREAD, "cannot start the pipeline's worker threads");
+            return sbf_error(SBF_E_THREAD, "cannot start the pipeline's worker threads");
         }
         w->started = 1;
     }
     *out = p;
-    return SBFI_OK;
+    return SBF_OK;
 }
 
 int pipeline_submit(pipeline_t *p, void *batch)
@@ -173,7 +173,7 @@ int pipeline_submit(pipeline_t *p, void *batch)
         pthread_cond_wait(&p->room_cv, &p->lock);
     p->wait_submit += now() - t0;
     if (p->failed || p->closing) {
-        int rc = p->closing && !p->failed ? SBFI_E_PARAM : p->status;
+        int rc = p->closing && !p->failed ? SBF_E_PARAM : p->status;
         const char *msg = p->failed ? p->err : "the pipeline is closed: no more batches";
         pthread_mutex_unlock(&p->lock);
         return sbf_error(rc, "%s", msg);
@@ -182,7 +182,7 @@ int pipeline_submit(pipeline_t *p, void *batch)
     ++p->submitted;
     pthread_cond_signal(&p->work_cv);
     pthread_mutex_unlock(&p->lock);
-    return SBFI_OK;
+    return SBF_OK;
 }
 
 static void join_workers(pipeline_t *p)
@@ -203,7 +203,7 @@ int pipeline_finish(pipeline_t *p)
     join_workers(p);
     if (p->failed)
         return sbf_error(p->status, "%s", p->err);
-    return SBFI_OK;
+    return SBF_OK;
 }
 
 void pipeline_abort(pipeline_t *p)
@@ -212,7 +212,7 @@ void pipeline_abort(pipeline_t *p)
         return;
     pthread_mutex_lock(&p->lock);
     p->closing = 1;
-    fail_locked(p, SBFI_E_IO, "stopped");
+    fail_locked(p, SBF_E_IO, "stopped");
     pthread_mutex_unlock(&p->lock);
     join_workers(p);
 }
@@ -328,7 +328,7 @@ static int pub_deliver(void *ctx, void *batch)
     if (rc != 0)   /* the batch is dropped by the pool */
         return sbf_error(SBF_E_PARAM, "the pipeline's done callback returned %d: stopped", rc);
     pub_recycle(sp, b);
-    return SBFI_OK;
+    return SBF_OK;
 }
 
 SBF_EXPORT void sbf_pipeline_opt_init(sbf_pipeline_opt_t *opt)
@@ -359,7 +359,7 @@ SBF_EXPORT int sbf_pipeline_open(const sbf_index_t *idx, const sbf_pipeline_opt_
     pipeline_opt_t po = {.gpu_copies = sbf_engine_slots(idx), .in_flight = opt->in_flight, .work = pub_work,
                          .deliver = pub_deliver, .drop = pub_drop, .ctx = sp};
     int rc = pipeline_open(&po, &sp->core);
-    if (rc != SBFI_OK) {
+    if (rc != SBF_OK) {
         pthread_mutex_destroy(&sp->spare_lock);
         sbf_scorer_free(&sp->scorer);
         free(sp);
@@ -412,7 +412,7 @@ static int pub_submit(sbf_pipeline_t *sp, size_t n, const char *const *seqs, con
     b->packed = packed;
     b->lens = lens;
     int rc = pipeline_submit(sp->core, b);
-    if (rc != SBFI_OK)
+    if (rc != SBF_OK)
         pub_recycle(sp, b);
     return rc;
 }

@@ -395,10 +395,10 @@ static int query_units(const screen_t *s, const sbf_index_t *idx, int slot, job_
     const sbf_units_t *ut = &j->units_text, *us = &j->units_sam;
     const size_t T = ut->n_units, S = us->n_units;
     const int threads = s->o->threads;
-    int rc = SBFI_OK;
+    int rc = SBF_OK;
     if (T)
         rc = sbf_engine_query(idx, slot, T, ut->seqs, NULL, ut->lens, j->ukmers, uhits, threads);
-    if (rc == SBFI_OK && S)
+    if (rc == SBF_OK && S)
         rc = sbf_engine_query(idx, slot, S, NULL, us->packed, us->lens, j->ukmers + T, uhits + T * (size_t)Rx, threads);
     return rc;
 }
@@ -458,7 +458,7 @@ static int prepare_job(screen_t *s, job_t *j)
 {
     sbf_batch_t *b = &j->batch;
     if (job_reserve(j, s->R) < 0 || job_counts_reset(s, j) < 0)
-        return sbf_error(SBFI_E_NOMEM, "out of memory for a batch of %zu reads", b->n_reads);
+        return sbf_error(SBF_E_NOMEM, "out of memory for a batch of %zu reads", b->n_reads);
     size_t n_text = 0, n_sam = 0;
     for (size_t i = 0; i < b->n_reads; ++i) {
         const sbf_read_t *r = &b->reads[i];
@@ -477,7 +477,7 @@ static int prepare_job(screen_t *s, job_t *j)
     }
     j->n_text = n_text;
     j->n_sam = n_sam;
-    return SBFI_OK;
+    return SBF_OK;
 }
 
 static int query_job(screen_t *s, job_t *j, int slot);
@@ -494,10 +494,10 @@ static int work_job(void *ctx, void *item, int slot)
     int rc = query_job(s, j, slot);
     pipeline_busy(s->engine, slot, 0);
     double t0 = now();
-    if (rc == SBFI_OK)
+    if (rc == SBF_OK)
         rc = score_job(s, j);
     double t1 = now();
-    if (rc == SBFI_OK && s->encode)
+    if (rc == SBF_OK && s->encode)
         rc = encode_job(s, j);
     j->t_score = t1 - t0;
     j->t_encode = now() - t1;
@@ -512,38 +512,38 @@ static int query_job(screen_t *s, job_t *j, int slot)
     if (s->null_engine) {   /* SBF_NULL_ENGINE (bench/io.sh): no k-mer found, the I/O alone */
         memset(j->kmers, 0, j->batch.n_reads * sizeof *j->kmers);
         memset(j->hits, 0, j->batch.n_reads * (size_t)R * sizeof *j->hits);
-        return SBFI_OK;
+        return SBF_OK;
     }
     /* low-complexity stretches masked once for every index */
     const char *const *no_text;
     const uint8_t *const *no_sam;
     const unsigned mask = s->o->score.mask_lowcomp;
     int rc = sbf_lowcomp_batch(&j->mask_text, mask, j->n_text, j->seqs, NULL, j->lens, &j->qseqs, &no_sam);
-    if (rc == SBFI_OK)
+    if (rc == SBF_OK)
         rc = sbf_lowcomp_batch(&j->mask_sam, mask, j->n_sam, NULL, j->packed, j->plens, &no_text, &j->qpacked);
-    if (rc != SBFI_OK)
+    if (rc != SBF_OK)
         return rc;
     j->part.masked_reads = j->mask_text.masked_reads + j->mask_sam.masked_reads;
     j->part.masked_bases = j->mask_text.masked_bases + j->mask_sam.masked_bases;
     /* long reads as segments, so the scoring sees where each target's hits lie */
     const unsigned k = (unsigned)s->k;
-    if ((rc = sbf_units_make(&j->units_text, j->n_text, j->qseqs, NULL, j->lens, k)) != SBFI_OK ||
-        (rc = sbf_units_make(&j->units_sam, j->n_sam, NULL, j->qpacked, j->plens, k)) != SBFI_OK)
+    if ((rc = sbf_units_make(&j->units_text, j->n_text, j->qseqs, NULL, j->lens, k)) != SBF_OK ||
+        (rc = sbf_units_make(&j->units_sam, j->n_sam, NULL, j->qpacked, j->plens, k)) != SBF_OK)
         return rc;
     const size_t T = j->units_text.n_units, U = T + j->units_sam.n_units;
     const size_t Um = U ? U : 1;
-    if ((rc = sbf_reserve(&j->ukmers, &j->cap_ukmers, Um, sizeof *j->ukmers)) != SBFI_OK ||
-        (rc = sbf_reserve(&j->uhits, &j->cap_uhits, Um * (size_t)(R ? R : 1), sizeof *j->uhits)) != SBFI_OK ||
+    if ((rc = sbf_reserve(&j->ukmers, &j->cap_ukmers, Um, sizeof *j->ukmers)) != SBF_OK ||
+        (rc = sbf_reserve(&j->uhits, &j->cap_uhits, Um * (size_t)(R ? R : 1), sizeof *j->uhits)) != SBF_OK ||
         (s->n_idx > 1 &&
-         (rc = sbf_reserve(&j->uhits3, &j->cap_uhits3, Um * (size_t)s->max_targets, sizeof *j->uhits3)) != SBFI_OK))
+         (rc = sbf_reserve(&j->uhits3, &j->cap_uhits3, Um * (size_t)s->max_targets, sizeof *j->uhits3)) != SBF_OK))
         return rc;
     if (s->n_idx == 1) {
-        if ((rc = query_units(s, s->idx[0], slot, j, j->uhits, R)) != SBFI_OK)
+        if ((rc = query_units(s, s->idx[0], slot, j, j->uhits, R)) != SBF_OK)
             return rc;
     } else {   /* several index files: each one's hits side by side, in the order given */
         for (int x = 0; x < s->n_idx; ++x) {
             int Rx = sbf_index_n_targets(s->idx[x]);
-            if ((rc = query_units(s, s->idx[x], slot, j, j->uhits3, Rx)) != SBFI_OK)
+            if ((rc = query_units(s, s->idx[x], slot, j, j->uhits3, Rx)) != SBF_OK)
                 return rc;
             for (size_t q = 0; q < U; ++q)
                 memcpy(j->uhits + q * (size_t)R + (size_t)s->first_target[x], j->uhits3 + q * (size_t)Rx,
@@ -562,7 +562,7 @@ static int query_job(screen_t *s, job_t *j, int slot)
     j->seg = (sbf_segments_t){j->seg_first, j->seg_end, j->ukmers, j->uhits};
     j->segp = &j->seg;
     sbf_segments_gather(&j->seg, j->batch.n_reads, R, j->kmers, j->hits);
-    return SBFI_OK;
+    return SBF_OK;
 }
 
 /* The scoring rule for every fragment of the batch, and its counts (in j->part). */
@@ -604,7 +604,7 @@ static int score_job(screen_t *s, job_t *j)
         if (s->o->mode == SCREEN_FILTER)
             j->keep[f] = (uint8_t)((matches_selection(s, cat, passing) == s->o->keep) != s->o->invert);
     }
-    return SBFI_OK;
+    return SBF_OK;
 }
 
 static int deliver_job(void *ctx, void *item)
@@ -615,8 +615,8 @@ static int deliver_job(void *ctx, void *item)
     s->t_score += j->t_score;
     s->t_encode += j->t_encode;
     if (sbf_queue_push(&s->write_q, item) < 0)
-        return sbf_error(SBFI_E_IO, "stopped");   /* another stage failed: its message is kept */
-    return SBFI_OK;
+        return sbf_error(SBF_E_IO, "stopped");   /* another stage failed: its message is kept */
+    return SBF_OK;
 }
 
 static void progress(screen_t *s, int final)
@@ -665,17 +665,17 @@ static int emit_records(screen_t *s, job_t *j, int encode)
             continue;
         sbf_read_t *r = &b->reads[i];
         if (encode) {
-            if (sbf_writer_encode(s->outs[out], r, tp, &j->scratch, &j->enc[out]) != SBFI_OK)
-                return SBFI_E_IO;
+            if (sbf_writer_encode(s->outs[out], r, tp, &j->scratch, &j->enc[out]) != SBF_OK)
+                return SBF_E_IO;
             ++j->enc_records[out];
-        } else if (sbf_writer_write(s->outs[out], r, tp) != SBFI_OK) {
-            return SBFI_E_IO;
+        } else if (sbf_writer_write(s->outs[out], r, tp) != SBF_OK) {
+            return SBF_E_IO;
         }
         j->frags_out += (uint64_t)first;
         ++j->reads_out;
         j->bases_out += j->rlen[i];
     }
-    return SBFI_OK;
+    return SBF_OK;
 }
 
 /* A worker: the batch's records as bytes for their outputs (sbf_writer_encode). */
@@ -688,7 +688,7 @@ static int encode_job(screen_t *s, job_t *j)
         if (e)
             j->enc = e;
         if (!e || !c)
-            return sbf_error(SBFI_E_NOMEM, "out of memory for a batch of %zu reads", j->batch.n_reads);
+            return sbf_error(SBF_E_NOMEM, "out of memory for a batch of %zu reads", j->batch.n_reads);
         j->enc_records = c;
         memset(j->enc + j->n_enc, 0, (size_t)(n_outs - j->n_enc) * sizeof *e);
         j->n_enc = n_outs;
@@ -698,7 +698,7 @@ static int encode_job(screen_t *s, job_t *j)
         j->enc_records[o] = 0;
     }
     int rc = emit_records(s, j, 1);
-    j->encoded = rc == SBFI_OK;
+    j->encoded = rc == SBF_OK;
     return rc;
 }
 
@@ -707,20 +707,20 @@ static int encode_job(screen_t *s, job_t *j)
 static int write_job(screen_t *s, job_t *j)
 {
     if (s->o->mode == SCREEN_COUNT)
-        return SBFI_OK;
+        return SBF_OK;
     if (j->encoded) {
         for (int o = 0; o < j->n_enc; ++o)
             if (j->enc_records[o] &&
-                sbf_writer_write_encoded(s->outs[o], j->enc[o].s, j->enc[o].l, j->enc_records[o]) != SBFI_OK)
-                return SBFI_E_IO;
+                sbf_writer_write_encoded(s->outs[o], j->enc[o].s, j->enc[o].l, j->enc_records[o]) != SBF_OK)
+                return SBF_E_IO;
         j->encoded = 0;
-    } else if (emit_records(s, j, 0) != SBFI_OK) {
-        return SBFI_E_IO;
+    } else if (emit_records(s, j, 0) != SBF_OK) {
+        return SBF_E_IO;
     }
     s->sum.frags_out += j->frags_out;
     s->sum.reads_out += j->reads_out;
     s->sum.bases_out += j->bases_out;
-    return SBFI_OK;
+    return SBF_OK;
 }
 
 static void *writer_main(void *arg)
@@ -736,7 +736,7 @@ static void *writer_main(void *arg)
         t = now();
         int rc = write_job(s, item);
         s->t_write += now() - t;
-        if (rc != SBFI_OK) {
+        if (rc != SBF_OK) {
             fail(s, sbf_error_message());
             break;
         }
@@ -884,7 +884,7 @@ static int output_spec(screen_t *s, const char *path, sbf_reader_t *in, sbf_outs
 {
     const char *cmd = s->o->cmd;
     if (s->o->outfmt) {
-        if (sbf_outspec_parse(s->o->outfmt, spec) != SBFI_OK) {
+        if (sbf_outspec_parse(s->o->outfmt, spec) != SBF_OK) {
             cli_error(cmd, "-O: %s", sbf_error_message());
             return -1;
         }
@@ -943,7 +943,7 @@ static int open_output(screen_t *s, const char *path, sbf_reader_t *in, int slot
                            .tags = o->tags};
     if (output_spec(s, path, in, &wo.spec) < 0)
         return -1;
-    if (sbf_writer_open(path, &wo, &s->outs[slot]) != SBFI_OK) {
+    if (sbf_writer_open(path, &wo, &s->outs[slot]) != SBF_OK) {
         cli_error(o->cmd, "%s", sbf_error_message());
         return -1;
     }
@@ -988,14 +988,14 @@ static int open_inputs(screen_t *s, sbf_reader_t **first)
     sbf_reader_t *rd[2] = {NULL, NULL};
     sbf_reader_opt_t ro = {.pool = s->in_pool.pool ? &s->in_pool : &s->pool, .reference = o->reference, .sam_no_ascii = 1};
     for (int i = 0; i < 2 && o->in[i]; ++i)
-        if (sbf_reader_open(o->in[i], &ro, &rd[i]) != SBFI_OK) {
+        if (sbf_reader_open(o->in[i], &ro, &rd[i]) != SBF_OK) {
             cli_error(o->cmd, "%s", sbf_error_message());
             sbf_reader_close(rd[0]);
             return -1;
         }
     *first = rd[0];
     if (sbf_input_new(rd[0], rd[1], o->interleaved ? SBF_PAIRS_INTERLEAVED : SBF_PAIRS_BY_FLAGS, &s->input) !=
-        SBFI_OK) {
+        SBF_OK) {
         cli_error(o->cmd, "%s", sbf_error_message());
         return -1;
     }
@@ -1176,7 +1176,7 @@ int screen_run(const screen_opt_t *o)
         }
     pipeline_opt_t po = {.gpu_copies = slots, .workers_per_copy = 2, .in_flight = engine_in_flight(slots),
                          .work = work_job, .deliver = deliver_job, .ctx = &s, .marks_busy = 1};
-    if (pipeline_open(&po, &s.engine) != SBFI_OK) {
+    if (pipeline_open(&po, &s.engine) != SBF_OK) {
         fail(&s, sbf_error_message());
         goto join;
     }
@@ -1188,14 +1188,14 @@ int screen_run(const screen_opt_t *o)
     started_writer = 1;
     void *item;
     while (sbf_queue_pop(&s.class_q, &item)) {
-        if (prepare_job(&s, item) != SBFI_OK || pipeline_submit(s.engine, item) != SBFI_OK) {
+        if (prepare_job(&s, item) != SBF_OK || pipeline_submit(s.engine, item) != SBF_OK) {
             fail(&s, sbf_error_message());
             break;
         }
     }
     if (s.failed)
         pipeline_abort(s.engine);
-    else if (pipeline_finish(s.engine) != SBFI_OK)
+    else if (pipeline_finish(s.engine) != SBF_OK)
         fail(&s, sbf_error_message());
     pipeline_stats(s.engine, &s.engine_stats);
     sbf_queue_close(&s.write_q);
@@ -1250,12 +1250,12 @@ join:
     for (int i = 0; i < s.n_slots * per; ++i) {
         sbf_writer_t *w = s.outs[i];
         s.outs[i] = NULL;
-        if (sbf_writer_commit(w) != SBFI_OK) {
+        if (sbf_writer_commit(w) != SBF_OK) {
             cli_error(o->cmd, "%s", sbf_error_message());
             goto done;
         }
     }
-    if (sbf_input_free(s.input) != SBFI_OK) {
+    if (sbf_input_free(s.input) != SBF_OK) {
         s.input = NULL;
         cli_error(o->cmd, "%s", sbf_error_message());
         goto done;

@@ -14,7 +14,9 @@ run() {
   "$@" > "$work/out" 2> "$work/err"
   local got=$?
   if [ "$got" -eq "$want" ]; then return 0; fi
-  not_ok "$name" "exit status $got, expected $want" "stderr: $(head -c 300 "$work/err")"
+  local lines   # one argument per line: not_ok comments out each argument's first line only
+  mapfile -t lines < <(head -c 300 "$work/err")
+  not_ok "$name" "exit status $got, expected $want" "stderr:" "${lines[@]}"
   return 1
 }
 
@@ -36,7 +38,19 @@ check_error_prefix() { first_stderr_line prefix "$@"; }
 
 # same NAME FILE EXPECTED_FILE
 same() {
-  if cmp -s "$2" "$3"; then ok "$1"; else not_ok "$1" "$(diff "$3" "$2" | head -n 10)"; fi
+  if cmp -s "$2" "$3"; then ok "$1"; return; fi
+  local lines
+  mapfile -t lines < <(diff "$3" "$2" | head -n 10)
+  not_ok "$1" "${lines[@]}"
+}
+# has NAME FILE PATTERN: ok when a line of FILE matches PATTERN (grep's), else not ok with the
+# file's first lines. Each check reports ok or not ok: never `run ... && grep -q ... && ok`,
+# which says nothing at all when the grep fails.
+has() {
+  if grep -q -- "$3" "$2"; then ok "$1"; return; fi
+  local first   # one argument per line: not_ok comments out each argument's first line only
+  mapfile -t first < <(head -n 3 "$2")
+  not_ok "$1" "no line of $2 matches '$3'; its first lines:" "${first[@]}"
 }
 
 cd "$work"
@@ -45,11 +59,11 @@ cp "$data"/* .
 # ---- general ----
 run "--version exits 0" 0 "$SBF" --version &&
   if head -n 1 out | grep -Eq '^sbf [0-9]+\.[0-9]+\.[0-9]+$'; then ok "--version first line is 'sbf X.Y.Z'"; else not_ok "--version first line" "$(head -n 1 out)"; fi
-run "--help exits 0" 0 "$SBF" --help && grep -q '^Usage:   sbf <command>' out && ok "--help prints usage to stdout"
-run "no arguments exits 1" 1 "$SBF" && grep -q 'Usage:' err && ok "no arguments: usage on stderr, exit 1"
+run "--help exits 0" 0 "$SBF" --help && has "--help prints usage to stdout" out '^Usage:   sbf <command>'
+run "no arguments exits 1" 1 "$SBF" && has "no arguments: usage on stderr, exit 1" err 'Usage:'
 for cmd in build info query; do
-  run "help $cmd" 0 "$SBF" help "$cmd" && grep -q "^Usage: sbf $cmd" out && ok "sbf help $cmd prints its usage"
-  run "$cmd -h" 0 "$SBF" "$cmd" -h && grep -q "^Usage: sbf $cmd" out && ok "sbf $cmd -h prints its usage"
+  run "help $cmd" 0 "$SBF" help "$cmd" && has "sbf help $cmd prints its usage" out "^Usage: sbf $cmd"
+  run "$cmd -h" 0 "$SBF" "$cmd" -h && has "sbf $cmd -h prints its usage" out "^Usage: sbf $cmd"
 done
 check_error "unknown command" 1 "sbf: unknown command 'frobnicate' (see 'sbf --help')" "$SBF" frobnicate
 check_error "help for an unknown command" 1 "sbf help: unknown command 'frobnicate'" "$SBF" help frobnicate
@@ -108,9 +122,10 @@ check_error "build --gpu nonsense" 1 "sbf build: invalid value 'x' for --gpu: ex
 
 # ---- info ----
 # the engine line depends on the machine (GPU or not): compared apart
-run "info" 0 "$SBF" info idx.sbf && grep -v '^engine ' out > out.noengine && same "info text" out.noengine "$expected/info.txt"
+# (grep -v exits 1 when it keeps no line: `;`, not `&&`, so that an empty output fails the comparison)
+run "info" 0 "$SBF" info idx.sbf && { grep -v '^engine ' out > out.noengine; same "info text" out.noengine "$expected/info.txt"; }
 grep -Eq '^engine +(CPU \(no usable CUDA device\)|GPU 0: .+)$' out && ok "info names the engine" || not_ok "info names the engine" "$(grep engine out)"
-run "info --json" 0 "$SBF" info --json idx.sbf && grep -v '"gpu": ' out > out.nogpu && same "info --json" out.nogpu "$expected/info.json"
+run "info --json" 0 "$SBF" info --json idx.sbf && { grep -v '"gpu": ' out > out.nogpu; same "info --json" out.nogpu "$expected/info.json"; }
 check_error "info without index" 1 "sbf info: no index given" "$SBF" info
 check_error "info of a FASTA file" 1 "sbf info: phage_a.fa: not an sbf index (bad magic)" "$SBF" info phage_a.fa
 check_error "info of a truncated index" 1 "sbf info: cut.sbf: truncated index (4000 of 14080 bytes)" \
@@ -150,4 +165,4 @@ run "existing index kept on failed build" 1 bash -c "cp idx.sbf keep.sbf; '$SBF'
   same "a failed build leaves an existing index untouched" keep.sbf idx.sbf
 
 echo "# $((n - failed)) passed, $failed failed"
-[ "$failed" -eq 0 ]
+tap_end   # the plan line 1..N: scripts/test-summary.sh checks that N cases were reported

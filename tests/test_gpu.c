@@ -277,8 +277,8 @@ static size_t check_async(sbf_gpu_index_t *gi, const read_set_t *rs, int R, cons
     memset(ka, 0xff, rs->n * sizeof *ka);
     memset(ha, 0xff, rs->n * (size_t)R * sizeof *ha);
     /* too many reads, too many bases: refused, nothing queued */
-    assert_int_equal(sbf_gpu_query_async(st[0], max_reads + 1, rs->seqs, rs->lens, ka, ha), SBFI_E_PARAM);
-    assert_int_equal(sbf_gpu_query_async(st[2], max_reads / 2 + 1, rs->seqs, rs->lens, ka, ha), SBFI_E_PARAM);
+    assert_int_equal(sbf_gpu_query_async(st[0], max_reads + 1, rs->seqs, rs->lens, ka, ha), SBF_E_PARAM);
+    assert_int_equal(sbf_gpu_query_async(st[2], max_reads / 2 + 1, rs->seqs, rs->lens, ka, ha), SBF_E_PARAM);
     size_t at = 0, batches = 0, long_bases = 0;
     while (at < rs->n) {
         const int w = batches % 5 == 4 ? 2 : (int)(batches & 1);
@@ -305,7 +305,7 @@ static size_t check_async(sbf_gpu_index_t *gi, const read_set_t *rs, int R, cons
         while (cnt < rs->n && cnt < max_reads && big <= max_bases)
             big += rs->lens[cnt++];
         if (big > max_bases)
-            assert_int_equal(sbf_gpu_query_async(st[1], cnt, rs->seqs, rs->lens, ka, ha), SBFI_E_PARAM);
+            assert_int_equal(sbf_gpu_query_async(st[1], cnt, rs->seqs, rs->lens, ka, ha), SBF_E_PARAM);
     }
     size_t bad = count_differ("async", rs, R, kg, hg, ka, ha);
     print_message("async: %zu batches over 2 streams (+1 workspace sharing a stream), largest %zu bases: %zu reads differ\n",
@@ -583,7 +583,7 @@ static void test_kmers_identical(void **state)
             free(gpu);
         }
         assert_true(ones > 0 && ones < rows_all);
-        assert_int_equal(sbf_gpu_query_kmers(gi, 3, "ACGT", 4, NULL), SBFI_E_PARAM);
+        assert_int_equal(sbf_gpu_query_kmers(gi, 3, "ACGT", 4, NULL), SBF_E_PARAM);
         /* the public API on the GPU, for one long sequence and every target */
         {
             const size_t len = getenv("SBF_GPU_QUICK") ? 20000 : 200000, rows = len - k + 1;

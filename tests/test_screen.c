@@ -18,7 +18,7 @@ static sbf_scorer_t scorer(const sbf_classify_opt_t *o, int n, const double *fpr
     sbf_scorer_t s;
     const double clump[4] = {0.6, 0.6, 0.6, 0.6};
     assert_int_equal(sbf_classify_opt_check(o), SBF_OK);
-    assert_int_equal(sbf_scorer_init(&s, o, n, fpr, clump), SBFI_OK);
+    assert_int_equal(sbf_scorer_init(&s, o, n, fpr, clump), SBF_OK);
     return s;
 }
 
@@ -244,7 +244,7 @@ static void test_units(void **state)
     const char *seqs[3] = {"ACGT", longread, longread};
     const size_t lens[3] = {4, 31 + 1023, 31 + 2 * 1024 + 5};   /* 1024 k-mers: one unit; 2053: three */
     sbf_units_t u = {0};
-    assert_int_equal(sbf_units_make(&u, 3, seqs, NULL, lens, 31), SBFI_OK);
+    assert_int_equal(sbf_units_make(&u, 3, seqs, NULL, lens, 31), SBF_OK);
     assert_int_equal(u.n_units, 5);
     assert_true(u.segmented);
     assert_int_equal(u.start[0], 0);
@@ -260,7 +260,7 @@ static void test_units(void **state)
     assert_int_equal(kmers, lens[2] - 30);
     const uint8_t *packed[1] = {(const uint8_t *)longread};
     const size_t plen[1] = {31 + 1024};
-    assert_int_equal(sbf_units_make(&u, 1, NULL, packed, plen, 31), SBFI_OK);
+    assert_int_equal(sbf_units_make(&u, 1, NULL, packed, plen, 31), SBF_OK);
     assert_int_equal(u.n_units, 2);
     assert_ptr_equal(u.packed[1], packed[0] + SBF_SEGMENT_KMERS / 2);
     assert_int_equal(u.lens[1], 31);
@@ -498,7 +498,7 @@ static void test_lowcomp_batch(void **state)
     sbf_lowcomp_batch_t m = {0};
     const char *const *view;
     const uint8_t *const *pview;
-    assert_int_equal(sbf_lowcomp_batch(&m, 24, 3, seqs, NULL, lens, &view, &pview), SBFI_OK);
+    assert_int_equal(sbf_lowcomp_batch(&m, 24, 3, seqs, NULL, lens, &view, &pview), SBF_OK);
     assert_int_equal(m.masked_reads, 1);
     assert_int_equal(m.masked_bases, 99);
     assert_ptr_equal(view[0], r);
@@ -506,9 +506,9 @@ static void test_lowcomp_batch(void **state)
     assert_ptr_not_equal(view[1], g);
     assert_int_equal(strspn(view[1], "N"), 99);
     assert_int_equal(g[0], 'G');   /* the caller's read is untouched */
-    assert_int_equal(sbf_lowcomp_batch(&m, 24, 1, seqs, NULL, lens, &view, &pview), SBFI_OK);
+    assert_int_equal(sbf_lowcomp_batch(&m, 24, 1, seqs, NULL, lens, &view, &pview), SBF_OK);
     assert_ptr_equal(view, seqs);   /* nothing to mask: the input itself */
-    assert_int_equal(sbf_lowcomp_batch(&m, 0, 3, seqs, NULL, lens, &view, &pview), SBFI_OK);
+    assert_int_equal(sbf_lowcomp_batch(&m, 0, 3, seqs, NULL, lens, &view, &pview), SBF_OK);
     assert_ptr_equal(view, seqs);
     sbf_lowcomp_batch_free(&m);
 }

@@ -3,7 +3,9 @@
  * Built by scripts/fuzz.sh with -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION, which makes the
  * loader accept wrong checksums (filters/sbf_format.c) so that mutations reach the parsing of
  * the header, the metadata and the filter layout behind them. A file that loads must then be
- * usable: every target is described and queried. */
+ * usable: every target is described and queried. `make check` replays the seeds twice
+ * (tests/fuzz/replay_main.c): built so (replay_index_nochecksum, as fuzzed) and with the
+ * checksums on (replay_index, as shipped). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +14,9 @@
 #include <unistd.h>
 
 #include "sbf.h"
+
+/* What became of the last input, for the replay's output: "loaded", or the loader's error. */
+const char *fuzz_outcome;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -24,6 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
     sbf_index_t *idx;
     if (sbf_index_load(path, 0, &idx) == SBF_OK) {
+        fuzz_outcome = "loaded";
         static const char *seqs[2] = {"ACGTACGTTAGCTAGCTAGGATCGATCGATTTAGCGCGATATAGC", "NNNNACGT"};
         size_t lens[2] = {strlen(seqs[0]), strlen(seqs[1])};
         int n = sbf_index_n_targets(idx);
@@ -45,6 +51,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         sbf_index_destroy(idx);
     } else if (!*sbf_last_error()) {
         abort();   /* a failure must say why */
+    } else {
+        fuzz_outcome = sbf_last_error();
     }
     close(fd);
     return 0;

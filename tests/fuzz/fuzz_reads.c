@@ -22,14 +22,14 @@ static void drain(const char *path, int pairing, int two_files)
 {
     sbf_reader_t *a = NULL, *b = NULL;
     sbf_reader_opt_t ro = {.pool = NULL, .reference = NULL, .sam_no_ascii = pairing == SBF_PAIRS_BY_FLAGS};
-    if (sbf_reader_open(path, &ro, &a) != SBFI_OK)
+    if (sbf_reader_open(path, &ro, &a) != SBF_OK)
         return;
-    if (two_files && sbf_reader_open(path, &ro, &b) != SBFI_OK) {
+    if (two_files && sbf_reader_open(path, &ro, &b) != SBF_OK) {
         sbf_reader_close(a);
         return;
     }
     sbf_input_t *in;
-    if (sbf_input_new(a, b, (sbf_pairing_t)pairing, &in) != SBFI_OK)
+    if (sbf_input_new(a, b, (sbf_pairing_t)pairing, &in) != SBF_OK)
         return;
     sbf_writer_t *w[2] = {NULL, NULL};
     for (int i = 0; i < 2; ++i) {
@@ -37,7 +37,7 @@ static void drain(const char *path, int pairing, int two_files)
                                .pg_version = "fuzz",
                                .pg_cmdline = "fuzz",
                                .tags = {{'s', 'b'}, {'s', 's'}, {'s', 'h'}, 1}};
-        if (sbf_writer_open("/dev/null", &wo, &w[i]) != SBFI_OK)
+        if (sbf_writer_open("/dev/null", &wo, &w[i]) != SBF_OK)
             abort();   /* /dev/null is always writable */
     }
     sbf_batch_t batch = {0};
@@ -49,14 +49,14 @@ static void drain(const char *path, int pairing, int two_files)
         for (size_t i = 0; i < batch.n_reads; ++i) {
             sbf_tags_t tags = {"target", 0.5f, 2, hits};
             for (int k = 0; k < 2; ++k) {
-                if (sbf_writer_write(w[k], &batch.reads[i], i % 2 ? &tags : NULL) != SBFI_OK && k == 0)
+                if (sbf_writer_write(w[k], &batch.reads[i], i % 2 ? &tags : NULL) != SBF_OK && k == 0)
                     abort();   /* FASTQ text can hold any record */
                 /* the workers' encoder (the GPU path): FASTQ never fails; a BAM failure says why */
                 enc.l = 0;
                 int erc = sbf_writer_encode(w[k], &batch.reads[i], i % 2 ? &tags : NULL, &scratch, &enc);
-                if (erc != SBFI_OK && (k == 0 || !*sbf_error_message()))
+                if (erc != SBF_OK && (k == 0 || !*sbf_error_message()))
                     abort();
-                if (erc == SBFI_OK && k == 1) {   /* whole records: the block lengths add up */
+                if (erc == SBF_OK && k == 1) {   /* whole records: the block lengths add up */
                     size_t at = 0;
                     while (at + 4 <= enc.l) {
                         uint32_t len;
