@@ -12,8 +12,9 @@ if ! command -v nm > /dev/null || [ ! -e "$lib" ]; then
   exit 77
 fi
 # declared: SBF_EXPORT <type> [*]name( on one line (not the macro's own definition)
-grep -E '^SBF_EXPORT ' "$header" | sed -E 's/\(.*//; s/.*[ *]([A-Za-z_0-9]+)$/\1/' | sort -u > declared
-nm -D --defined-only "$lib" | awk '$2 ~ /^[TtWw]$/ && $3 !~ /^_/ { print $3 }' | sort -u > exported
+grep -E '^SBF_EXPORT ' "$header" | sed -E 's/\(.*//; s/.*[ *]([A-Za-z_0-9]+)$/\1/' | sort -u > "$work/declared"
+nm -D --defined-only "$lib" | awk '$2 ~ /^[TtWw]$/ && $3 !~ /^_/ { print $3 }' | sort -u > "$work/exported"
+cd "$work" || exit 1
 count=$(wc -l < declared)
 if [ "$count" -ge 30 ]; then ok "sbf.h declares $count exported functions"; else not_ok "sbf.h declares $count exported functions" "too few: the header scan broke"; fi
 extra=$(comm -13 declared exported | tr '\n' ' ')

@@ -204,26 +204,53 @@ SBF_ENCODE=1 "$SBF" classify -x idx.sbf -K 20K --no-PG --split 'e_%.bam' r1.fq r
 check "split with encoded records: the same files" sh -c 'for f in e_*.bam; do cmp -s "$f" "o_${f#e_}" || exit 1; done'
 
 # ---- GPU and CPU engines give identical outputs (skipped without a GPU) ---------------------------
+# Each comparison proves that both engines ran (exit 0, and the engine named in the --json
+# summary) and that there was something to compare (non-empty outputs), then compares every
+# output file (both mates, every split file).
+# ran NAME JSON WANT_ENGINE STATUS: the run exited 0 and its JSON names the engine (CPU or GPU)
+ran() {
+  if [ "$4" -ne 0 ]; then not_ok "$1" "exit status $4"; return 1; fi
+  local e; e=$(sed -n 's/.*"engine": "\([A-Z]*\).*/\1/p' "$2" 2> /dev/null)
+  if [ "$e" != "$3" ]; then not_ok "$1" "engine '$e' in $2, expected $3"; return 1; fi
+}
+# same_files NAME A B...: pairs of files, every one non-empty, each pair equal
+same_files() {
+  local name=$1; shift
+  while [ $# -ge 2 ]; do
+    if [ ! -s "$1" ] || [ ! -s "$2" ]; then not_ok "$name" "$1 or $2 is empty or missing"; return; fi
+    if ! cmp -s "$1" "$2"; then not_ok "$name" "$1 and $2 differ"; return; fi
+    shift 2
+  done
+  ok "$name"
+}
+gpu_cases=("BAM classified on the GPU equals the CPU's, record for record" "filter on the GPU equals the CPU's (both mates)"
+  "GPU: BAM records encoded by the workers, the same bytes" "GPU: FASTQ (BGZF) encoded by the workers, the same bytes"
+  "GPU: split outputs encoded by the workers, the same bytes")
 if "$SBF" --version | grep -q '^GPU 0:'; then
-  "$SBF" classify -x idx.sbf --gpu none --hits --no-PG -o cpu.bam in2.bam 2> /dev/null &&
-    "$SBF" classify -x idx.sbf --gpu 0 --hits --no-PG -o gpu.bam in2.bam 2> gpu.err
-  check "BAM classified on the GPU equals the CPU's, record for record" cmp -s <(samtools view cpu.bam) <(samtools view gpu.bam)
-  "$SBF" filter -x idx.sbf --gpu 0 --remove human -1 g_1.fq -2 g_2.fq r1.fq r2.fq 2> /dev/null
-  "$SBF" filter -x idx.sbf --gpu none --remove human -1 c_1.fq -2 c_2.fq r1.fq r2.fq 2> /dev/null
-  check "filter on the GPU equals the CPU's" cmp -s g_1.fq c_1.fq
+  "$SBF" classify -x idx.sbf --gpu none --hits --no-PG --json cpu.json -o cpu.bam in2.bam 2> /dev/null; c=$?
+  "$SBF" classify -x idx.sbf --gpu 0 --hits --no-PG --json gpu.json -o gpu.bam in2.bam 2> gpu.err; g=$?
+  if ran "${gpu_cases[0]}" cpu.json CPU $c && ran "${gpu_cases[0]}" gpu.json GPU $g; then
+    samtools view cpu.bam > cpu.sam && samtools view gpu.bam > gpu.sam
+    same_files "${gpu_cases[0]}" cpu.sam gpu.sam
+  fi
+  "$SBF" filter -x idx.sbf --gpu 0 --json g.json --remove human -1 g_1.fq -2 g_2.fq r1.fq r2.fq 2> /dev/null; g=$?
+  "$SBF" filter -x idx.sbf --gpu none --json c.json --remove human -1 c_1.fq -2 c_2.fq r1.fq r2.fq 2> /dev/null; c=$?
+  ran "${gpu_cases[1]}" c.json CPU $c && ran "${gpu_cases[1]}" g.json GPU $g &&
+    same_files "${gpu_cases[1]}" c_1.fq g_1.fq c_2.fq g_2.fq
   # on a GPU the workers encode the records for the writer: the files are byte for byte those
   # of the writer's own formatting (SBF_NO_ENCODE=1), small batches so there are many
-  "$SBF" classify -x idx.sbf --gpu 0 -K 20K --hits --no-PG -o enc.bam in2.bam 2> /dev/null &&
-    SBF_NO_ENCODE=1 "$SBF" classify -x idx.sbf --gpu 0 -K 20K --hits --no-PG -o old.bam in2.bam 2> /dev/null
-  check "GPU: BAM records encoded by the workers, the same bytes" cmp -s enc.bam old.bam
-  "$SBF" classify -x idx.sbf --gpu 0 -K 20K -o enc.fq.gz r1.fq r2.fq 2> /dev/null &&
-    SBF_NO_ENCODE=1 "$SBF" classify -x idx.sbf --gpu 0 -K 20K -o old.fq.gz r1.fq r2.fq 2> /dev/null
-  check "GPU: FASTQ (BGZF) encoded by the workers, the same bytes" cmp -s enc.fq.gz old.fq.gz
-  "$SBF" classify -x idx.sbf --gpu 0 -K 20K --no-PG --split 'enc_%.bam' r1.fq r2.fq 2> /dev/null &&
-    SBF_NO_ENCODE=1 "$SBF" classify -x idx.sbf --gpu 0 -K 20K --no-PG --split 'old_%.bam' r1.fq r2.fq 2> /dev/null
-  check "GPU: split outputs encoded by the workers, the same bytes" cmp -s enc_human.bam old_human.bam
+  "$SBF" classify -x idx.sbf --gpu 0 -K 20K --hits --no-PG --json e.json -o enc.bam in2.bam 2> /dev/null; g=$?
+  SBF_NO_ENCODE=1 "$SBF" classify -x idx.sbf --gpu 0 -K 20K --hits --no-PG --json o.json -o old.bam in2.bam 2> /dev/null; c=$?
+  ran "${gpu_cases[2]}" e.json GPU $g && ran "${gpu_cases[2]}" o.json GPU $c && same_files "${gpu_cases[2]}" enc.bam old.bam
+  "$SBF" classify -x idx.sbf --gpu 0 -K 20K --json e.json -o enc.fq.gz r1.fq r2.fq 2> /dev/null; g=$?
+  SBF_NO_ENCODE=1 "$SBF" classify -x idx.sbf --gpu 0 -K 20K --json o.json -o old.fq.gz r1.fq r2.fq 2> /dev/null; c=$?
+  ran "${gpu_cases[3]}" e.json GPU $g && ran "${gpu_cases[3]}" o.json GPU $c && same_files "${gpu_cases[3]}" enc.fq.gz old.fq.gz
+  "$SBF" classify -x idx.sbf --gpu 0 -K 20K --no-PG --json e.json --split 'enc_%.bam' r1.fq r2.fq 2> /dev/null; g=$?
+  SBF_NO_ENCODE=1 "$SBF" classify -x idx.sbf --gpu 0 -K 20K --no-PG --json o.json --split 'old_%.bam' r1.fq r2.fq 2> /dev/null; c=$?
+  pairs=(); for f in enc_*.bam; do pairs+=("$f" "old_${f#enc_}"); done
+  ran "${gpu_cases[4]}" e.json GPU $g && ran "${gpu_cases[4]}" o.json GPU $c && same_files "${gpu_cases[4]}" "${pairs[@]}"
 else
-  n=$((n + 1)); echo "ok $n - GPU and CPU outputs identical # SKIP no GPU"
+  for name in "${gpu_cases[@]}"; do skip "$name" "no GPU"; done
 fi
 
 # ---- outputs are complete or absent -----------------------------------------------------------------
