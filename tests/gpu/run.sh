@@ -15,6 +15,15 @@ cd "$(dirname "$0")/../.."
 export LD_LIBRARY_PATH=$PWD/.devrt/lib:${LD_LIBRARY_PATH:-} PATH=$PWD/.devrt/bin:$PATH
 out=${OUT:-/tmp}
 nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader
+# every program must start here (a shared library missing on this machine used to print nothing):
+# stop at once, loudly, naming what is missing
+for prog in ./sbf ./tests/test_gpu; do
+  if [ ! -x "$prog" ]; then echo "FATAL: $prog is missing: build it and carry it (see the header)"; exit 2; fi
+  missing=$(ldd "$prog" 2>&1 | grep 'not found')
+  if [ -n "$missing" ]; then echo "FATAL: $prog cannot start: $missing (carry .devrt, set LD_LIBRARY_PATH)"; exit 2; fi
+done
+./sbf --version > /dev/null 2>&1 || { echo "FATAL: ./sbf --version fails: $(./sbf --version 2>&1 | head -n 3)"; exit 2; }
+./sbf --version | grep -q '^GPU 0:' || { echo "FATAL: sbf sees no GPU on the GPU machine: $(./sbf --version | tail -n 2)"; exit 2; }
 status=0
 echo "== correctness: tests/test_gpu"
 SBF_GPU_GENOMES=".devdata/lambda_virus.fa.gz .devdata/MG1655-K12.fasta.gz .devdata/20.fa.gz" ./tests/test_gpu 2>&1 |
