@@ -2,11 +2,9 @@
  * median of R runs): build and query Gkmer/s on a reference (human chr20) and on a random
  * sequence of G bases, and the false-positive rate of random k-mers.
  *   sbf-gpu-bench [-r REF.fa.gz] [-g RANDOM_BASES] [-n RANDOM_KMERS] [-q READS] [-R RUNS] [-T TARGETS] [-P]
- *                 [-V NAME:VAR=VALUE+VAR=VALUE,NAME:...]
  * (-P: no runs from pinned host memory). Prints a short table. bench/gpu.sh runs it on the GPU
- * machine. SBF_GPU_QUERY_V6=1 times the v6 query kernel (doc/gpu-notes.md); -V times the query
- * of the same reads (1 and TARGETS targets) under each named setting of such variables, in one
- * process (SBF_GPU_QUERY_V6 is cleared before each), e.g. -V v6:SBF_GPU_QUERY_V6=1,v10: */
+ * machine. (The -V option that timed older kernels through environment switches went with
+ * them: the library reads no switch; their figures stay in doc/gpu-notes.md.) */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,68 +63,6 @@ static char *make_reads(size_t n, size_t len, const char *src, size_t src_len, u
 }
 
 static int pinned_runs = 1;
-static const char *variants = NULL;
-
-/* -V: apply one NAME:VAR=VALUE+... setting (clearing those of vars[]); returns NAME's length. */
-static size_t apply_variant(const char *spec)
-{
-    static const char *vars[] = {"SBF_GPU_QUERY_V6"};
-    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; ++i)
-        unsetenv(vars[i]);
-    const char *colon = strchr(spec, ':'), *end = spec + strcspn(spec, ",");
-    if (!colon || colon > end)
-        return (size_t)(end - spec);
-    char buf[256];
-    size_t n = (size_t)(end - colon - 1) < sizeof buf - 1 ? (size_t)(end - colon - 1) : sizeof buf - 1;
-    memcpy(buf, colon + 1, n);
-    buf[n] = 0;
-    for (char *save = NULL, *kv = strtok_r(buf, "+", &save); kv; kv = strtok_r(NULL, "+", &save)) {
-        char *eq = strchr(kv, '=');
-        if (eq) {
-            *eq = 0;
-            setenv(kv, eq + 1, 1);
-        }
-    }
-    return (size_t)(colon - spec);
-}
-
-/* -V: the query of chr20 reads and random reads under each setting, 1 and `keep` targets. */
-static void bench_variants(const char *name, sbf_index_t *idx, const char *ascii, size_t ascii_len, long n_reads,
-                           int runs, int keep)
-{
-    uint64_t *off_a = NULL, *off_r;
-    char *reads = ascii ? make_reads((size_t)n_reads, 150, ascii, ascii_len, &off_a) : NULL;
-    char *neg = make_reads((size_t)n_reads, 150, NULL, 0, &off_r);
-    for (int R = 1; R <= keep; R = R == 1 && keep > 1 ? keep : keep + 1) {
-        idx->n_targets = R;
-        sbf_gpu_index_t *g;
-        if (sbf_gpu_index_upload(0, idx, &g))
-            die("upload");
-        for (const char *v = variants; *v;) {
-            const size_t nl = apply_variant(v);
-            double ms_a = 0, ms_r;
-            uint64_t k_a = 0, k_r;
-            if (reads && sbf_gpu_bench_query(g, reads, off_a, (size_t)n_reads, runs, &ms_a, &k_a))
-                die("query");
-            if (sbf_gpu_bench_query(g, neg, off_r, (size_t)n_reads, runs, &ms_r, &k_r))
-                die("query");
-            printf("%-10s variant %-12.*s %d target%s: reads from the reference %7.2f Gkmer/s, random reads %7.2f Gkmer/s\n",
-                   name, (int)nl, v, R, R > 1 ? "s" : " ", ms_a > 0 ? (double)k_a / ms_a / 1e6 : 0.0,
-                   (double)k_r / ms_r / 1e6);
-            fflush(stdout);
-            v += strcspn(v, ",");
-            v += *v == ',';
-        }
-        sbf_gpu_index_free(g);
-    }
-    apply_variant("");
-    idx->n_targets = keep;
-    free(reads);
-    free(off_a);
-    free(neg);
-    free(off_r);
-}
-
 static void bench_one(const char *name, sbf_seqbuf_t *sb, const char *ascii, size_t ascii_len, long n_random,
                       long n_reads, int runs, int n_targets)
 {
@@ -151,11 +87,7 @@ static void bench_one(const char *name, sbf_seqbuf_t *sb, const char *ascii, siz
             die("index");
         memcpy(idx->targets[t].bits, idx->targets[0].bits, sbf_target_bytes(idx, &idx->targets[0]));
     }
-    int keep = idx->n_targets;
-    if (variants) {
-        bench_variants(name, idx, ascii, ascii_len, n_reads, runs, keep);
-        keep = 0; /* no other query runs */
-    }
+    const int keep = idx->n_targets;
     for (int R = 1; R <= keep; R = R == 1 && keep > 1 ? keep : keep + 1) {
         idx->n_targets = R;
         sbf_gpu_index_t *g;
@@ -249,7 +181,7 @@ int main(int argc, char **argv)
     const char *ref = NULL;
     long gbases = 0, n_random = 100000000, n_reads = 4000000;
     int runs = 10, targets = 8, c;
-    while ((c = getopt(argc, argv, "r:g:n:q:R:T:PV:")) >= 0) {
+    while ((c = getopt(argc, argv, "r:g:n:q:R:T:P")) >= 0) {
         switch (c) {
         case 'r': ref = optarg; break;
         case 'g': gbases = atol(optarg); break;
@@ -258,7 +190,6 @@ int main(int argc, char **argv)
         case 'R': runs = atoi(optarg); break;
         case 'T': targets = atoi(optarg); break;
         case 'P': pinned_runs = 0; break;
-        case 'V': variants = optarg; break;
         default: return 1;
         }
     }

@@ -7,17 +7,15 @@
  *    (warp_scan, shared with the query); the lanes of a step whose k-mers share a shard merge
  *    their bits in shared memory before one atomicOr per word, so the result is the CPU's set
  *    union, byte for byte.
- *  - build_kernel: one thread per chunk of 64 k-mers, the same merging in registers
- *    (SBF_GPU_BUILD_V6=1), kept for comparison.
  *  - query_run_kernel (v10, default parameters): one warp per read, one position per lane, the
  *    s-mer words from 16-base shuffle scans combined on the FMA pipe, the window minimum by
  *    doubling, each lane testing its k-mer; up to 8 targets per launch as kernel parameters.
  *    Reads come as ASCII or as BAM's 4-bit codes (decoded in the kernel); one sequence cut into
  *    overlapping pieces gives the per-k-mer presence of sbf_gpu_query_kmers().
- *  - query_warp_kernel (v6): the same structure with 64-bit shuffle scans; every other parameter
- *    set, and the defaults with SBF_GPU_QUERY_V6=1 (kept for comparison).
- *  - query_kernel: one thread per read with run-level probing (SBF_GPU_QUERY_V3=1), kept for
- *    comparison.
+ *  - query_warp_kernel (v6): the same structure with 64-bit shuffle scans, for every other
+ *    parameter set and for targets past 2^32 shards.
+ * The kernels they replaced (build v6, query v3) and the switches that chose them at run time are
+ * in git history and doc/gpu-notes.md: the shipped library reads no environment variable.
  * Kernels are instantiated with compile-time parameters for the defaults (cparams) and with
  * runtime ones otherwise (kparams). On the host, every query from host memory goes through
  * stream workspaces (sbf_gpu_stream_t): the blocking calls alternate two of them.
@@ -217,52 +215,6 @@ struct byte_stream {
     }
 };
 
-#define BUILD_CHUNK 64u /* k-mers per thread */
-
-template <class PT, bool SHARED, unsigned RING>
-__global__ void __launch_bounds__(256) build_kernel(const uint8_t *__restrict__ codes, uint64_t len, PT p,
-                                                    uint64_t n_shards, unsigned long long *bits, uint64_t n_chunks)
-{
-    for (uint64_t chunk = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; chunk < n_chunks;
-         chunk += (uint64_t)gridDim.x * blockDim.x) {
-        const uint64_t first = chunk * BUILD_CHUNK;
-        uint64_t end = first + BUILD_CHUNK + p.k() - 1;
-        if (end > len)
-            end = len;
-        scanner<SHARED, RING> sc;
-        scanner_reset(sc);
-        byte_stream in = {(const uint64_t *)codes, 0};
-        uint64_t mask[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-        uint64_t cur_shard = ~0ULL, cur_min = ~0ULL;
-        int prev_kmer = 0; /* the k-mer ending at pos-1 was valid and in cur_shard */
-        for (uint64_t pos = first; pos < end; ++pos) {
-            uint64_t hs;
-            if (!scanner_push(sc, p, in.at(pos, pos == first), pos, &hs)) {
-                prev_kmer = 0;
-                continue;
-            }
-            if (sc.min_hash != cur_min || cur_shard == ~0ULL) {
-                uint64_t shard = sbf_shard_index(sc.min_hash, n_shards);
-                cur_min = sc.min_hash;
-                if (shard != cur_shard) {
-                    if (cur_shard != ~0ULL)
-                        mask_flush(mask, bits + cur_shard * p.words(), p.words());
-                    cur_shard = shard;
-                    prev_kmer = 0;
-                }
-            }
-            if (prev_kmer) { /* the previous k-mer set all but the newest s-mer here already */
-                mask_add(mask, hs, p);
-            } else {
-                for (unsigned j = 0; j <= p.extra(); ++j)
-                    mask_add(mask, sc.ring_s[(pos - j) & (RING - 1)], p);
-            }
-            prev_kmer = 1;
-        }
-        if (cur_shard != ~0ULL)
-            mask_flush(mask, bits + cur_shard * p.words(), p.words());
-    }
-}
 
 struct dev_target {
     const unsigned long long *bits;
@@ -327,84 +279,6 @@ __device__ __forceinline__ int smer_present(const unsigned long long *__restrict
         all &= __ldg(w + (bit >> 6)) >> (bit & 63);
     }
     return (int)(all & 1);
-}
-
-/* One thread per read. Per target, the run logic of the CPU's probe_run: while consecutive
- * k-mers share a minimizer (hence a shard), only the newest s-mer is tested; a k-mer is present
- * when no s-mer among its k-s+1 was absent. Targets go in groups of QUERY_GROUP (1 or 8) per
- * scan of the read, their state held in registers. */
-template <class PT, bool SHARED, int QUERY_GROUP, unsigned RING>
-__global__ void __launch_bounds__(256) query_kernel(const uint8_t *__restrict__ seqs, packed_reads layout,
-                                                    uint64_t n, PT p, const dev_target *__restrict__ targets,
-                                                    int R, uint32_t *kmers, uint32_t *hits)
-{
-    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) {
-        uint64_t start, len;
-        layout.span(i, p.k(), start, len);
-        const uint64_t end = start + len;
-        for (int r0 = 0; r0 < R; r0 += QUERY_GROUP) {
-            const int g = R - r0 < QUERY_GROUP ? R - r0 : QUERY_GROUP;
-            const unsigned long long *w[QUERY_GROUP];
-            int64_t last_absent[QUERY_GROUP];
-            uint32_t count[QUERY_GROUP];
-#pragma unroll
-            for (int t = 0; t < QUERY_GROUP; ++t) {
-                w[t] = NULL;
-                last_absent[t] = -1;
-                count[t] = 0;
-            }
-            scanner<SHARED, RING> sc;
-            scanner_reset(sc);
-            byte_stream in = {(const uint64_t *)seqs, 0};
-            uint64_t cur_min = ~0ULL;
-            int prev_kmer = 0;
-            uint32_t nk = 0;
-            for (uint64_t pos = start; pos < end; ++pos) {
-                uint64_t hs;
-                const uint64_t rel = pos - start;
-                if (!scanner_push(sc, p, sbf_encode_ascii((unsigned char)in.at(pos, pos == start)), rel, &hs)) {
-                    prev_kmer = 0;
-                    continue;
-                }
-                ++nk;
-                if (!prev_kmer || sc.min_hash != cur_min) {
-                    cur_min = sc.min_hash;
-#pragma unroll
-                    for (int t = 0; t < QUERY_GROUP; ++t) {
-                        if (t >= g)
-                            break;
-                        const dev_target tg = targets[r0 + t];
-                        w[t] = tg.bits + sbf_shard_index(cur_min, tg.n_shards) * p.words();
-                        last_absent[t] = -1;
-                        for (unsigned j = p.extra() + 1; j-- > 0;)
-                            if (!smer_present(w[t], sc.ring_s[(rel - j) & (RING - 1)], p))
-                                last_absent[t] = (int64_t)(rel - j);
-                    }
-                } else {
-#pragma unroll
-                    for (int t = 0; t < QUERY_GROUP; ++t) {
-                        if (t >= g)
-                            break;
-                        if (!smer_present(w[t], hs, p))
-                            last_absent[t] = (int64_t)rel;
-                    }
-                }
-#pragma unroll
-                for (int t = 0; t < QUERY_GROUP; ++t)
-                    if (t < g)
-                        count[t] += last_absent[t] < (int64_t)(rel - p.extra());
-                prev_kmer = 1;
-            }
-#pragma unroll
-            for (int t = 0; t < QUERY_GROUP; ++t)
-                if (t < g)
-                    hits[i * (uint64_t)R + (uint64_t)(r0 + t)] = count[t];
-            if (r0 == 0)
-                kmers[i] = nk;
-        }
-        if (R == 0)
-            kmers[i] = 0;
-    }
 }
 
 /* v4 query: one warp per read, one position per lane, 32 positions per step. Every lane does
@@ -942,46 +816,39 @@ static unsigned ring_for(const kparams &kp)
     return need <= 8 ? 8 : need <= 16 ? 16 : 32;
 }
 
-/* The build kernel: v7 (one warp per piece) unless SBF_GPU_BUILD_V6=1 asks for the thread-per-
- * chunk kernel, kept for comparison. `blocks` sizes the v6 grid, `wblocks` the v7 one. */
+/* The build kernel (v7: one warp per piece; the earlier kernels are in git history and
+ * doc/gpu-notes.md). The default parameters have their own instance, constants folded in. */
 template <bool SHARED, unsigned RING>
-static void launch_build_t(int blocks, int wblocks, const uint8_t *codes, uint64_t len, const kparams &kp,
-                           uint64_t n_shards, unsigned long long *bits)
+static void launch_build_t(int wblocks, const uint8_t *codes, uint64_t len, const kparams &kp, uint64_t n_shards,
+                           unsigned long long *bits)
 {
     const uint64_t kmers = len >= kp.k() ? len - kp.k() + 1 : 0;
-    const uint64_t n_chunks = (kmers + BUILD_CHUNK - 1) / BUILD_CHUNK, n_pieces = (kmers + BUILD_PIECE - 1) / BUILD_PIECE;
-    const bool v6 = getenv("SBF_GPU_BUILD_V6") != NULL;
+    const uint64_t n_pieces = (kmers + BUILD_PIECE - 1) / BUILD_PIECE;
     /* the default parameters have m == s and rings of 8: only that instance exists */
     if constexpr (SHARED && RING == 8) {
-        if (is_default(kp) && !getenv("SBF_GPU_GENERIC")) {
-            if (v6)
-                build_kernel<default_params, SHARED, RING><<<blocks, 256>>>(codes, len, default_params(), n_shards, bits, n_chunks);
-            else
-                build_warp_kernel<default_params, SHARED, RING>
-                    <<<wblocks, 256>>>(codes, len, default_params(), n_shards, bits, n_pieces);
+        if (is_default(kp)) {
+            build_warp_kernel<default_params, SHARED, RING>
+                <<<wblocks, 256>>>(codes, len, default_params(), n_shards, bits, n_pieces);
             return;
         }
     }
-    if (v6)
-        build_kernel<kparams, SHARED, RING><<<blocks, 256>>>(codes, len, kp, n_shards, bits, n_chunks);
-    else
-        build_warp_kernel<kparams, SHARED, RING><<<wblocks, 256>>>(codes, len, kp, n_shards, bits, n_pieces);
+    build_warp_kernel<kparams, SHARED, RING><<<wblocks, 256>>>(codes, len, kp, n_shards, bits, n_pieces);
 }
 
-static void launch_build(int blocks, int wblocks, const uint8_t *codes, uint64_t len, const kparams &kp,
-                         uint64_t n_shards, unsigned long long *bits)
+static void launch_build(int wblocks, const uint8_t *codes, uint64_t len, const kparams &kp, uint64_t n_shards,
+                         unsigned long long *bits)
 {
     const unsigned ring = ring_for(kp);
     const bool shared = kp.m() == kp.s();
 #define BUILD_CASE(S, RG) \
     if (shared == S && ring == RG) \
-        return launch_build_t<S, RG>(blocks, wblocks, codes, len, kp, n_shards, bits);
+        return launch_build_t<S, RG>(wblocks, codes, len, kp, n_shards, bits);
     BUILD_CASE(true, 8) BUILD_CASE(true, 16) BUILD_CASE(true, 32)
     BUILD_CASE(false, 8) BUILD_CASE(false, 16) BUILD_CASE(false, 32)
 #undef BUILD_CASE
 }
 
-/* The targets of a query: the device table (v3, v6 kernels), its host copy (the v10 kernel
+/* The targets of a query: the device table (the v6 kernel), its host copy (the v10 kernel
  * takes up to QGROUP targets per launch as parameters), and whether every target's shard numbers
  * fit 32 bits (always, below 256 GiB per target; the v10 kernel needs it). */
 struct query_targets {
@@ -990,12 +857,6 @@ struct query_targets {
     bool small;
 };
 
-/* v10 (default) unless SBF_GPU_QUERY_V6=1 asks for v6, kept for comparison; read at each
- * launch, so that one benchmark process can time both (sbf-gpu-bench -V). */
-static int query_variant(void)
-{
-    return getenv("SBF_GPU_QUERY_V6") ? 6 : 10;
-}
 
 /* v10 with G targets per launch (QGROUP, or 1 for one target and for per-k-mer presence) */
 template <int G, class IN, class LAYOUT>
@@ -1028,19 +889,10 @@ static void launch_query_t(int blocks, const uint8_t *seqs, const LAYOUT &layout
     /* one warp per read: 8 reads per block of 256 */
     const uint64_t want = (n + 7) / 8, cap = (uint64_t)blocks * 32;
     const int wblocks = (int)(want < cap ? (want ? want : 1) : cap);
-    if constexpr (std::is_same<IN, ascii_input>::value && !LAYOUT::presence) {
-        if (getenv("SBF_GPU_QUERY_V3")) { /* the thread-per-read kernel, kept for comparison */
-            if (R == 1)
-                query_kernel<kparams, SHARED, 1, RING><<<blocks, 256, 0, st>>>(seqs, layout, n, kp, targets, R, kmers, hits);
-            else
-                query_kernel<kparams, SHARED, 8, RING><<<blocks, 256, 0, st>>>(seqs, layout, n, kp, targets, R, kmers, hits);
-            return;
-        }
-    }
     /* the default parameters have m == s and rings of 8: only that instance exists */
     if constexpr (SHARED && RING == 8) {
-        if (is_default(kp) && !getenv("SBF_GPU_GENERIC")) {
-            const int v = qt.small ? query_variant() : 6;
+        if (is_default(kp)) {
+            const int v = qt.small ? 10 : 6;   /* v10 needs 32-bit shard numbers */
             if (v != 6 && R <= 1)
                 launch_run_kernel<1, IN, LAYOUT>(wblocks, seqs, layout, n, qt, kmers, hits, st);
             else if (R == 1)
@@ -1147,12 +999,11 @@ fail:
 static int build_on_device(int device, const sbf_index_t *idx, sbf_target_t *t, const uint8_t *codes, uint64_t len,
                            int repeats, double *ms_median)
 {
-    int rc = SBF_OK, blocks = 0, wblocks = 0;
+    int rc = SBF_OK, wblocks = 0;
     const kparams kp = make_params(&idx->params);
     const size_t bytes = sbf_target_bytes(idx, t);
     uint8_t *d_codes = NULL;
     unsigned long long *d_bits = NULL;
-    const uint64_t n_chunks = len >= kp.k() ? (len - kp.k() + 1 + BUILD_CHUNK - 1) / BUILD_CHUNK : 0;
     const uint64_t n_pieces = len >= kp.k() ? (len - kp.k() + 1 + BUILD_PIECE - 1) / BUILD_PIECE : 0;
 
     CUDA_TRY(cudaSetDevice(device));
@@ -1161,19 +1012,19 @@ static int build_on_device(int device, const sbf_index_t *idx, sbf_target_t *t, 
     CUDA_TRY(cudaMalloc(&d_bits, bytes));
     CUDA_TRY(cudaMemcpy(d_codes, codes, len, cudaMemcpyHostToDevice));
     CUDA_TRY(cudaMemcpy(d_bits, t->bits, bytes, cudaMemcpyHostToDevice));
-    if ((rc = grid_for(n_chunks, device, &blocks)) || (rc = grid_for(n_pieces * 32, device, &wblocks)))
+    if ((rc = grid_for(n_pieces * 32, device, &wblocks)))
         goto fail;
-    if (n_chunks) {
-        launch_build(blocks, wblocks, d_codes, len, kp, t->n_shards, d_bits);
+    if (n_pieces) {
+        launch_build(wblocks, d_codes, len, kp, t->n_shards, d_bits);
         CUDA_TRY(cudaGetLastError());
         CUDA_TRY(cudaDeviceSynchronize());
     }
     CUDA_TRY(cudaMemcpy(t->bits, d_bits, bytes, cudaMemcpyDeviceToHost));
-    if (repeats > 0 && n_chunks) {
+    if (repeats > 0 && n_pieces) {
         rc = time_median(
             repeats, ms_median, [&] { return cudaMemset(d_bits, 0, bytes); },
             [&] {
-                launch_build(blocks, wblocks, d_codes, len, kp, t->n_shards, d_bits);
+                launch_build(wblocks, d_codes, len, kp, t->n_shards, d_bits);
                 return cudaGetLastError();
             });
         if (rc)
