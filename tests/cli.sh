@@ -109,10 +109,24 @@ run "build --size" 0 "$SBF" build "${P[@]}" --size 64K -o sized.sbf phage_a.fa &
 # ---- engines: CPU and GPU give the same bytes (where no GPU is present, --gpu 0 falls back) ----
 run "build --gpu none" 0 "$SBF" build "${P[@]}" --gpu none -o cpu.sbf phage_a.fa B=phage_b.fa &&
   same "--gpu none builds the same bytes" cpu.sbf idx.sbf
-run "build --gpu auto" 0 "$SBF" build "${P[@]}" --gpu auto -o auto.sbf phage_a.fa B=phage_b.fa &&
-  same "--gpu auto builds the same bytes as the CPU" auto.sbf idx.sbf
-run "build --gpu 0" 0 "$SBF" build "${P[@]}" --gpu 0 -o gpu0.sbf phage_a.fa B=phage_b.fa &&
-  same "--gpu 0 builds the same bytes as the CPU (or falls back with a notice)" gpu0.sbf idx.sbf
+# with a GPU, --progress must say the build ran there (a silent fallback would compare the CPU
+# with itself); without one these are skips, not passes
+if "$SBF" --version | grep -q '^GPU 0:'; then
+  for g in auto 0; do
+    run "build --gpu $g" 0 "$SBF" build "${P[@]}" --gpu $g --progress -o gpu$g.sbf phage_a.fa B=phage_b.fa &&
+      if grep -q '^sbf build: building 2 filters on GPU 0$' "$work/err" && ! grep -q notice "$work/err"; then
+        same "--gpu $g builds on the GPU the same bytes as the CPU" gpu$g.sbf idx.sbf
+      else not_ok "--gpu $g builds on the GPU the same bytes as the CPU" "not built on GPU 0: $(head -c 300 "$work/err")"; fi
+  done
+  run "query --gpu 0" 0 "$SBF" query -x idx.sbf --gpu 0 reads.fq &&
+    if [ -s "$work/err" ]; then not_ok "query --gpu 0: same as the CPU" "stderr: $(head -c 300 "$work/err")"
+    else same "query --gpu 0: same as the CPU" out "$expected/query.tsv"; fi
+else
+  for name in "--gpu auto builds on the GPU the same bytes as the CPU" "--gpu 0 builds on the GPU the same bytes as the CPU" \
+              "query --gpu 0: same as the CPU"; do skip "$name" "no GPU"; done
+  run "build --gpu auto without a GPU" 0 "$SBF" build "${P[@]}" --gpu auto -o auto.sbf phage_a.fa B=phage_b.fa &&
+    same "--gpu auto without a GPU: the CPU's bytes" auto.sbf idx.sbf
+fi
 check_error "build --gpu 99" 0 "sbf build: notice: $(if "$SBF" --version | grep -q 'usable devices (CPU engine)\|CUDA: not built'; then
     echo 'GPU 99 requested but no CUDA device is usable: using the CPU engine'; else
     echo "no GPU number 99 (devices 0 to $(( $("$SBF" --version | grep -c '^GPU ') - 1 ))): using the CPU engine"; fi)" \

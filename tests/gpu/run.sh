@@ -45,13 +45,15 @@ tmp=$(mktemp -d)
   cmp "$tmp/cpu.sbf" "$tmp/gpu.sbf" && echo "sbf build: chr20 + E. coli + lambda index identical on CPU and GPU" || status=1
 zcat .devdata/20.fa.gz > "$tmp/20.fa" && wgsim -N 200000 -1 150 -2 150 -e 0.002 -S 7 "$tmp/20.fa" "$tmp/r1.fq" "$tmp/r2.fq" > /dev/null 2>&1 &&
   ./sbf query --gpu none -@ 8 -x "$tmp/cpu.sbf" "$tmp/r1.fq" "$tmp/r2.fq" > "$tmp/cpu.tsv" &&
-  ./sbf query --gpu 0 -x "$tmp/cpu.sbf" "$tmp/r1.fq" "$tmp/r2.fq" > "$tmp/gpu.tsv" &&
-  cmp "$tmp/cpu.tsv" "$tmp/gpu.tsv" && echo "sbf query: 200,000 wgsim pairs identical on CPU and GPU ($(wc -l < "$tmp/gpu.tsv") lines)" || status=1
+  ./sbf query --gpu 0 -x "$tmp/cpu.sbf" "$tmp/r1.fq" "$tmp/r2.fq" > "$tmp/gpu.tsv" 2> "$tmp/gq.err" &&
+  [ ! -s "$tmp/gq.err" ] && [ -s "$tmp/gpu.tsv" ] && cmp "$tmp/cpu.tsv" "$tmp/gpu.tsv" && echo "sbf query: 200,000 wgsim pairs identical on CPU and GPU ($(wc -l < "$tmp/gpu.tsv") lines)" || status=1
 samtools import -@ 8 -1 "$tmp/r1.fq" -2 "$tmp/r2.fq" -o "$tmp/in.bam" 2> /dev/null &&
   ./sbf classify --gpu none -@ 8 --hits -x "$tmp/cpu.sbf" -o "$tmp/cpu.bam" --json "$tmp/cpu.json" "$tmp/in.bam" 2> /dev/null &&
   ./sbf classify --gpu 0 -@ 8 --hits -x "$tmp/cpu.sbf" -o "$tmp/gpu.bam" --json "$tmp/gpu.json" --stats "$tmp/in.bam" 2> "$tmp/gpu.err" &&
+  grep -q '"engine": "CPU' "$tmp/cpu.json" && grep -q '"engine": "GPU' "$tmp/gpu.json" &&
+  [ "$(samtools view -c "$tmp/gpu.bam")" -eq 400000 ] &&
   cmp <(samtools view "$tmp/cpu.bam") <(samtools view "$tmp/gpu.bam") &&
-  echo "sbf classify: 200,000 BAM pairs tagged identically on CPU and GPU" || status=1
+  echo "sbf classify: 200,000 BAM pairs tagged identically on CPU and GPU (engines checked)" || status=1
 grep -E 'engine|stages' "$tmp/gpu.err"; grep -h '"seconds"' "$tmp/cpu.json" "$tmp/gpu.json" | tr -d '\n'; echo " (CPU, GPU)"
 rm -rf "$tmp"
 if ls .devdata/real/*.fq.gz > /dev/null 2>&1; then
