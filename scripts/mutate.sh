@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# scripts/mutate.sh -- does the suite notice when the code is wrong? Five deliberate bugs, each
+# applied to its own copy of the tree (the working tree is left alone), each built and put
+# through `make check`; prints which tests fail for each. Every mutation must make at least one
+# test fail (exit 1 otherwise). Results go to doc/RELIABILITY.md by hand.
+#   scripts/mutate.sh [WORKDIR] [MUTATION...]    (default: all; about 5 minutes each on 2 cores)
+set -uo pipefail
+root=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
+work=${1:-$(mktemp -d "${TMPDIR:-/tmp}/sbf-mutate.XXXXXX")}
+shift $(($# > 0 ? 1 : 0))
+mkdir -p "$work"
+
+want=("$@")
+status=0
+printf '| mutation | file | tests that fail (first cases) |\n|---|---|---|\n' > "$work/table.md"
+
+# mutation NAME FILE FIND REPLACE: FIND (exactly once in FILE; \n for a new line) becomes REPLACE
+mutation() {
+  local name=$1 file=$2 find=$3 repl=$4
+  if [ ${#want[@]} -gt 0 ] && ! printf '%s\n' "${want[@]}" | grep -qx "$name"; then return; fi
+  local dir=$work/$name
+  rm -rf "$dir"; mkdir -p "$dir"
+  (cd "$root" && git ls-files -co --exclude-standard -z | tar --null -cf - -T -) | tar -xf - -C "$dir" || exit 1
+  python3 - "$dir/$file" "$find" "$repl" <<'PY' || { echo "mutate: $name: the text to change is not in $file exactly once"; exit 1; }
+import sys
+path, find, repl = sys.argv[1], sys.argv[2].replace('\\n', '\n'), sys.argv[3].replace('\\n', '\n')
+s = open(path).read()
+if s.count(find) != 1:
+    sys.exit(1)
+open(path, 'w').write(s.replace(find, repl))
+PY
+  echo "mutate: $name: building and testing in $dir" >&2
+  if ! (cd "$dir" && autoreconf -fi && ./configure --with-cuda=no && make -j"$(nproc)") > "$dir/build.log" 2>&1; then
+    echo "| $name | \`$file\` | the build fails |" >> "$work/table.md"
+    return
+  fi
+  (cd "$dir" && make -k -j"$(nproc)" check) > "$dir/check.log" 2>&1
+  local failed detail="" t cases
+  failed=$(cd "$dir" && grep -l '^:test-result: FAIL' tests/*.trs tests/fuzz/*.trs 2> /dev/null | sed 's/\.trs$//' | sort)
+  for t in $failed; do
+    cases=$(cd "$dir" && grep -E '^not ok|^\[  FAILED  \] [a-z_]+$' "$t.log" 2> /dev/null | head -n 2 |
+            sed -E 's/^not ok [0-9]+ - //; s/^\[  FAILED  \] //' | tr '\n' ';' | sed 's/;$//; s/|/\\|/g')
+    detail="$detail${detail:+<br>}\`$t\`${cases:+: $cases}"
+  done
+  if [ -z "$failed" ]; then
+    status=1
+    detail="**none: the suite misses this bug**"
+  fi
+  echo "| $name | \`$file\` | $detail |" >> "$work/table.md"
+}
+
+mutation threshold filters/sbf_classify.c \
+  '    return *score >= o->min_score;' '    return 1;   /* MUTATION: the score threshold ignored */'
+mutation mate2 plugin/sbf_screen.c \
+  '(s->mate_files && r->mate == 2 ? 1 : 0)' '0 /* MUTATION: mate 2 written to the output of mate 1 */'
+mutation canonical filters/sbf_scan.c \
+  'sbf_hash_smer(min64(f, r))' 'sbf_hash_smer(f) /* MUTATION: the forward strand only */'
+mutation message bam/sbf_reads.c \
+  '"%s: read error or truncated compressed data after %lld records"' '"%s: read error after %lld records" /* MUTATION */'
+mutation rename filters/sbf_tmpfile.c \
+  '    snprintf(tmp, n, "%s.tmp.XXXXXX", path);\n    int fd = mkstemp(tmp);' \
+  '    snprintf(tmp, n, "%s", path);   /* MUTATION: written under the final name */\n    FILE *mf = fopen(tmp, "w");\n    int fd = mf ? dup(fileno(mf)) : -1;\n    if (mf)\n        fclose(mf);'
+cat "$work/table.md"
+exit $status
