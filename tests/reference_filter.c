@@ -305,6 +305,14 @@ typedef struct {
     target_t *t;
 } index_t;
 
+static void index_free(index_t *ix)
+{
+    free(ix->buf);
+    free(ix->t);
+    ix->buf = NULL;
+    ix->t = NULL;
+}
+
 /* A bounds-checked reader of the metadata. */
 typedef struct {
     const unsigned char *p, *end;
@@ -465,8 +473,13 @@ static int cmd_build(int argc, char **argv)
             ++n_targets;
     }
     check((uint32_t)n_targets == ix.n_targets, "%d targets given, %u in the file", n_targets, ix.n_targets);
-    if ((uint32_t)n_targets != ix.n_targets)
+    if ((uint32_t)n_targets != ix.n_targets) {
+        free(arg_name);
+        free(arg_file);
+        free(arg_target);
+        index_free(&ix);
         return 1;
+    }
 
     uint64_t total_bytes = 0, total_diff = 0;
     for (int t = 0; t < n_targets; ++t) {
@@ -541,6 +554,10 @@ static int cmd_build(int argc, char **argv)
         free(words);
     }
     printf("# total: %" PRIu64 " bytes compared, %" PRIu64 " differ\n", total_bytes, total_diff);
+    free(arg_name);
+    free(arg_file);
+    free(arg_target);
+    index_free(&ix);
     return failures ? 1 : 0;
 }
 
@@ -566,8 +583,10 @@ static int cmd_present(int argc, char **argv)
      * checksums are the build command's business, and were printed above). */
     failures = 0;
     uint32_t t = (uint32_t)atoi(argv[3]);
-    if (t >= ix.n_targets)
+    if (t >= ix.n_targets) {
+        index_free(&ix);
         return 2;
+    }
     const params_t *p = &ix.p;
     const unsigned char *array = ix.buf + ix.t[t].offset;
     uint64_t queried = 0, absent = 0;
@@ -591,6 +610,7 @@ static int cmd_present(int argc, char **argv)
     free(recs);
     check(absent == 0 && queried > 0, "present: %" PRIu64 " k-mers queried (both strands), %" PRIu64 " absent",
           queried, absent);
+    index_free(&ix);
     return failures ? 1 : 0;
 }
 
