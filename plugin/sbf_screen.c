@@ -787,21 +787,18 @@ static int load_indexes(screen_t *s)
     return 0;
 }
 
-/* The rule bound to every target of every index: their false-positive rates and clumps. */
+/* The rule bound to every target of every index: their false-positive rates and clumps
+ * (the options were checked before). 0, or < 0 with the message kept. */
 static int setup_scorer(screen_t *s)
 {
     double *fpr = malloc(2 * (size_t)(s->R ? s->R : 1) * sizeof *fpr), *clump = fpr + s->R;
     int rc = fpr ? SBF_OK : SBF_E_NOMEM;
     for (int x = 0; rc == SBF_OK && x < s->n_idx; ++x)
         sbf_engine_chance(s->idx[x], fpr + s->first_target[x], clump + s->first_target[x]);
-    if (rc == SBF_OK && (rc = sbf_classify_opt_check(&s->o->score)) == SBF_OK)
+    if (rc == SBF_OK)
         rc = sbf_scorer_init(&s->scorer, &s->o->score, s->R, fpr, clump);
     free(fpr);
-    if (rc != SBF_OK) {
-        cli_error(s->o->cmd, rc == SBF_E_NOMEM ? "out of memory" : "%s", sbf_last_error());
-        return -1;
-    }
-    return 0;
+    return rc == SBF_OK ? 0 : sbf_error(rc, "out of memory setting up the scoring");
 }
 
 static int setup_categories(screen_t *s)
@@ -1090,7 +1087,11 @@ int screen_run(const screen_opt_t *o)
         adjusted.score.min_hits = o->min_match_bases > p.k ? (uint32_t)(o->min_match_bases - p.k + 1) : 1;
         s.o = o = &adjusted;
     }
-    if (setup_scorer(&s) < 0 || setup_categories(&s) < 0 || setup_selection(&s) < 0 || summary_alloc(&s.sum, s.R) < 0)
+    if (sbf_classify_opt_check(&o->score) != SBF_OK) {
+        cli_error(o->cmd, "%s", sbf_last_error());
+        goto done;
+    }
+    if (setup_categories(&s) < 0 || setup_selection(&s) < 0 || summary_alloc(&s.sum, s.R) < 0)
         goto done;
     int dev[SBF_MAX_GPUS], n_gpus = cli_gpu_resolve(o->cmd, &o->gpus, dev);
     s.batch_bases = o->batch_bases ? o->batch_bases : n_gpus > 0 ? DEFAULT_GPU_BATCH_BASES : DEFAULT_BATCH_BASES;
@@ -1144,6 +1145,12 @@ int screen_run(const screen_opt_t *o)
         goto done;
     }
     started_reader = 1;
+    /* the scoring rule's chance model reads every shard of the indexes (25 ms for chr20): while
+     * the reader fills the first batches */
+    if (setup_scorer(&s) < 0) {
+        fail(&s, sbf_error_message());
+        goto join;
+    }
     for (int x = 0; n_gpus > 0 && x < s.n_idx; ++x)
         if (sbf_index_use_gpus(s.idx[x], n_gpus, dev) != SBF_OK) {
             fprintf(stderr, "sbf %s: notice: %s: using the CPU engine\n", o->cmd, sbf_last_error());
