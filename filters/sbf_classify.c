@@ -242,6 +242,11 @@ void sbf_score_fragment(const sbf_scorer_t *s, int n_reads, const uint32_t *read
     /* one best target: do the read's parts agree? (BioBloom's mate rules keep their meaning) */
     if (tied > 1 || s->opt.mates != SBF_MATES_SUMMED || (n_reads < 2 && !seg))
         return;
+    int other = 0;   /* a part can only belong to a target with hits in the whole fragment */
+    for (int t = 0; t < R && !other; ++t)
+        other = t != best && frag_hits[t] >= s->opt.min_hits;
+    if (!other)
+        return;
     size_t units = 0;
     each_unit(s, n_reads, read, first, kmers, hits, seg, count_unit, &units);
     if (units < 2)
