@@ -37,6 +37,7 @@ void sbf_idx_free(sbf_index_t *idx)
     if (idx->accel && idx->accel_free)
         idx->accel_free(idx->accel);
     free(idx->notice);
+    free(idx->clumps);
     for (int r = 0; r < idx->n_targets; ++r)
         target_release(&idx->targets[r], idx->map == NULL);
     free(idx->targets);
@@ -331,4 +332,22 @@ double sbf_target_clump(const sbf_index_t *idx, const sbf_target_t *t)
         den += weight[ones];
     }
     return den > 0 ? 1 - den / num : 0;   /* the geometric clump of the same mean */
+}
+
+const double *sbf_idx_clumps(const sbf_index_t *idx)
+{
+    double *c = __atomic_load_n(&idx->clumps, __ATOMIC_ACQUIRE);
+    if (c)
+        return c;
+    /* threads that race compute the same values; the first to publish wins, the others free */
+    if (!(c = malloc((size_t)(idx->n_targets > 0 ? idx->n_targets : 1) * sizeof *c)))
+        return NULL;
+    for (int t = 0; t < idx->n_targets; ++t)
+        c[t] = sbf_target_clump(idx, &idx->targets[t]);
+    double *none = NULL;
+    if (!__atomic_compare_exchange_n(&((sbf_index_t *)idx)->clumps, &none, c, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        free(c);
+        return none;
+    }
+    return c;
 }

@@ -35,6 +35,7 @@ typedef struct sbf_index_s {
     size_t map_len;
     void *accel;            /* a copy on an accelerator (plugin/: the GPU engine), or NULL */
     char *notice;           /* how the build went, when the caller should be told (or NULL) */
+    double *clumps;         /* per target, sbf_target_clump(), computed once (sbf_idx_clumps) */
     void (*accel_free)(void *accel);
 } sbf_index_t;   /* the same type as the opaque sbf_index_t of plugin/sbf.h */
 
@@ -74,6 +75,9 @@ void sbf_query_seq_nt16(const sbf_index_t *idx, sbf_scan_t *sc, const uint8_t *p
 /* How often a false positive continues into the read's next k-mer (see sbf_index.c): the
  * clumping of chance hits, for the scoring rule. */
 double sbf_target_clump(const sbf_index_t *idx, const sbf_target_t *t);
+/* Every target's clump chance, computed on the first call (a pass over the filters) and kept in
+ * the index: later calls, from any thread, return the same array. NULL when out of memory. */
+const double *sbf_idx_clumps(const sbf_index_t *idx);
 
 /* Recompute fill and predicted false-positive rate of t from its bits. */
 void sbf_target_stats(const sbf_index_t *idx, sbf_target_t *t);

@@ -610,12 +610,16 @@ SBF_EXPORT int sbf_query_kmers(const sbf_index_t *idx, int target, const char *s
 
 /* ---- classification ---- */
 
-void sbf_engine_chance(const sbf_index_t *idx, double *fpr, double *clump)
+int sbf_engine_chance(const sbf_index_t *idx, double *fpr, double *clump)
 {
+    const double *c = sbf_idx_clumps(idx);   /* computed once per index, not per call */
+    if (!c)
+        return sbf_error(SBF_E_NOMEM, "out of memory");
     for (int t = 0; t < idx->n_targets; ++t) {
         fpr[t] = idx->targets[t].predicted_fpr;
-        clump[t] = sbf_target_clump(idx, &idx->targets[t]);
+        clump[t] = c[t];
     }
+    return SBF_OK;
 }
 
 int sbf_engine_scorer(const sbf_index_t *idx, const sbf_classify_opt_t *opt, sbf_scorer_t *scorer)
@@ -627,8 +631,8 @@ int sbf_engine_scorer(const sbf_index_t *idx, const sbf_classify_opt_t *opt, sbf
     double *fpr = malloc(2 * (size_t)(R > 0 ? R : 1) * sizeof *fpr);
     if (!fpr)
         return sbf_error(SBF_E_NOMEM, "out of memory");
-    sbf_engine_chance(idx, fpr, fpr + R);
-    rc = sbf_scorer_init(scorer, opt, R, fpr, fpr + R);
+    if ((rc = sbf_engine_chance(idx, fpr, fpr + R)) == SBF_OK)
+        rc = sbf_scorer_init(scorer, opt, R, fpr, fpr + R);
     free(fpr);
     return rc;
 }

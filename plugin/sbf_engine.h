@@ -43,8 +43,9 @@ int sbf_engine_query_reads(const sbf_index_t *idx, int slot, size_t n, const cha
                            const sbf_segments_t **seg);
 void sbf_engine_batch_free(sbf_engine_batch_t *eb);
 
-/* Per target of idx: its predicted false-positive rate and clump chance (sbf_classify.h). */
-void sbf_engine_chance(const sbf_index_t *idx, double *fpr, double *clump);
+/* Per target of idx: its predicted false-positive rate and clump chance (sbf_classify.h; the
+ * clump pass runs once per index). SBF_OK or SBF_E_NOMEM. */
+int sbf_engine_chance(const sbf_index_t *idx, double *fpr, double *clump);
 
 /* The scoring rule for idx's targets (their predicted false-positive rates); opt is checked.
  * SBF_OK, or SBF_E_PARAM / SBF_E_NOMEM. Free with sbf_scorer_free(). */

@@ -794,7 +794,7 @@ static int setup_scorer(screen_t *s)
     double *fpr = malloc(2 * (size_t)(s->R ? s->R : 1) * sizeof *fpr), *clump = fpr + s->R;
     int rc = fpr ? SBF_OK : SBF_E_NOMEM;
     for (int x = 0; rc == SBF_OK && x < s->n_idx; ++x)
-        sbf_engine_chance(s->idx[x], fpr + s->first_target[x], clump + s->first_target[x]);
+        rc = sbf_engine_chance(s->idx[x], fpr + s->first_target[x], clump + s->first_target[x]);
     if (rc == SBF_OK)
         rc = sbf_scorer_init(&s->scorer, &s->o->score, s->R, fpr, clump);
     free(fpr);
