@@ -31,6 +31,7 @@ void sbf_batch_free(sbf_batch_t *b)
         sbf_read_free(&b->reads[i]);
     free(b->reads);
     free(b->frags);
+    sbf_pins_free(&b->pins);
     memset(b, 0, sizeof *b);
 }
 
@@ -64,6 +65,11 @@ int sbf_input_free(sbf_input_t *in)
     }
     free(in);
     return rc ? rc : rc2;
+}
+
+long long sbf_input_in_place(const sbf_input_t *in)
+{
+    return in ? sbf_reader_in_place(in->rd[0]) + sbf_reader_in_place(in->rd[1]) : 0;
 }
 
 static void swap_reads(sbf_read_t *a, sbf_read_t *b)
@@ -119,10 +125,13 @@ static int next_record(sbf_input_t *in, sbf_batch_t *b, int which, size_t *index
     return 1;
 }
 
-static void unread_last(sbf_input_t *in, sbf_batch_t *b)
+/* The last record read waits for the next batch (with buffers of its own: the block it was
+ * read into may be reused before then). */
+static int unread_last(sbf_input_t *in, sbf_batch_t *b)
 {
     swap_reads(&in->held, &b->reads[--b->n_reads]);
     in->has_held = 1;
+    return sbf_read_own(&in->held);
 }
 
 static void add_frag(sbf_batch_t *b, size_t r1, size_t r2, int mates)
@@ -182,10 +191,8 @@ static int fill_by_flags(sbf_input_t *in, sbf_batch_t *b, uint64_t max_bases)
                 open = -1;
                 continue;
             }
-            if (b->bases >= max_bases) {   /* full: this record starts the next batch */
-                unread_last(in, b);
-                return 1;
-            }
+            if (b->bases >= max_bases)   /* full: this record starts the next batch */
+                return unread_last(in, b) == SBF_OK ? 1 : SBF_E_NOMEM;
         }
         add_frag(b, i, 0, 0);
         open = flag_mate(r) ? (long)b->n_frags - 1 : -1;
@@ -294,8 +301,11 @@ static int hold_back(sbf_input_t *in, sbf_batch_t *b, int which, size_t from, si
          * back where they were */
         p->head -= k;
     }
-    for (size_t j = 0; j < k; ++j)
+    for (size_t j = 0; j < k; ++j) {
         swap_reads(&p->r[p->head + j], &b->reads[2 * (from + j) + (size_t)which]);
+        if (sbf_read_own(&p->r[p->head + j]) != SBF_OK)   /* its block may be reused before then */
+            return SBF_E_NOMEM;
+    }
     return SBF_OK;
 }
 
@@ -391,6 +401,7 @@ static int fill_two_files(sbf_input_t *in, sbf_batch_t *b, uint64_t max_bases)
 int sbf_input_next(sbf_input_t *in, sbf_batch_t *b, uint64_t max_bases)
 {
     const size_t had = b->n_reads;   /* slots the last use of b filled */
+    sbf_pins_release(&b->pins);       /* its records are done with */
     b->n_reads = b->n_frags = 0;
     b->bases = 0;
     int rc;
@@ -401,6 +412,9 @@ int sbf_input_next(sbf_input_t *in, sbf_batch_t *b, uint64_t max_bases)
     }
     if (rc < 0)
         return rc;
+    for (int m = 0; m < 2; ++m)
+        if (in->rd[m] && (rc = sbf_reader_pin(in->rd[m], &b->pins)) != SBF_OK)
+            return rc;
     /* slots filled last time and not now keep no long read's buffers (a later batch of fewer
      * reads would otherwise leave them there for good) */
     for (size_t i = b->n_reads; i < had && i < b->cap_reads; ++i)

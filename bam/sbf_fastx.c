@@ -150,3 +150,77 @@ int sbf_fastx_read(sbf_fastx_t *x)
         return -2;
     return (int)x->seq.l;
 }
+
+int sbf_fastx_prime(sbf_fastx_t *x, const void *data, size_t len)
+{
+    if (len > (size_t)x->bufsize) {
+        if (len > 0x7fffffff)
+            return -1;
+        unsigned char *b = realloc(x->buf, len);
+        if (!b)
+            return -1;
+        x->buf = b;
+        x->bufsize = (int)len;
+    }
+    memcpy(x->buf, data, len);
+    x->begin = 0;
+    x->end = (int)len;
+    return 0;
+}
+
+/* The same fields as sbf_fastx_read() on the plain form, where every choice it makes is
+ * certain: the name ends at the first space or tab (any other white space, or a '\r' at a
+ * line's end, is left to it), the bases are one line that cannot be taken for a header or a
+ * '+' line, and the qualities one line of the same length. */
+int sbf_fastq_span(const char *p, size_t n, sbf_fastq_span_t *s)
+{
+    if (!n)
+        return 0;
+    if (p[0] != '@')
+        return -1;
+    const char *end = p + n;
+    const char *l1 = memchr(p, '\n', n);
+    if (!l1)
+        return 0;
+    const char *q = p + 1;
+    while (q < l1 && *q != ' ' && *q != '\t') {
+        if (*q == '\r' || *q == '\v' || *q == '\f')
+            return -1;
+        ++q;
+    }
+    if (l1[-1] == '\r')
+        return -1;
+    s->name_len = (size_t)(q - (p + 1));
+    s->name_end = (size_t)(q - p);
+    s->comment = q < l1 ? (size_t)(q + 1 - p) : s->name_end;
+    s->comment_len = q < l1 ? (size_t)(l1 - (q + 1)) : 0;
+    s->comment_end = (size_t)(l1 - p);
+    const char *seq = l1 + 1;
+    if (seq >= end)
+        return 0;
+    const char *l2 = memchr(seq, '\n', (size_t)(end - seq));
+    if (!l2)
+        return 0;
+    size_t len = (size_t)(l2 - seq);
+    if (!len || *seq == '+' || *seq == '@' || *seq == '>' || l2[-1] == '\r' || len > 0x7ffffffe)
+        return -1;
+    if (l2 + 1 >= end)
+        return 0;
+    if (l2[1] != '+')
+        return -1;   /* bases on several lines, or no qualities */
+    const char *l3 = memchr(l2 + 1, '\n', (size_t)(end - (l2 + 1)));
+    if (!l3)
+        return 0;
+    const char *qual = l3 + 1;
+    size_t avail = (size_t)(end - qual), look = avail < len + 1 ? avail : len + 1;
+    const char *l4 = memchr(qual, '\n', look);
+    if (!l4)
+        return look == len + 1 ? -1 : 0;   /* a longer line, or not all read yet */
+    if (l4 != qual + len || l4[-1] == '\r')
+        return -1;   /* qualities on several lines, or of another length */
+    s->seq = (size_t)(seq - p);
+    s->seq_len = len;
+    s->qual = (size_t)(qual - p);
+    s->size = (size_t)(l4 + 1 - p);
+    return 1;
+}

@@ -33,6 +33,9 @@ static int guarded_read(void *f, void *buf, int len)
     return (int)n;
 }
 
+#define BLOCK_SIZE (8u << 20)       /* plain FASTQ read in place: the default block */
+#define MIN_BLOCK_SIZE (64u << 10)
+
 struct sbf_reader_s {
     char *path;
     int sam;
@@ -44,6 +47,17 @@ struct sbf_reader_s {
     long long n_records;
     int read_failed;   /* a read already reported the problem: closing must not mask it */
     int sam_no_ascii;
+    /* plain FASTQ read in place (sbf_reader_opt_t.in_place): records of the plain form are
+     * parsed where they lie in `cur`; from the first that is not, the rest of the file goes
+     * through kseq's parser, which is given the bytes already read */
+    int in_place;
+    sbf_block_pool_t blocks;
+    size_t block_size, min_read;   /* less room than min_read left in a block: the next one */
+    sbf_block_t *cur;          /* held by the reader; records are parsed from `pos` */
+    size_t pos;
+    int at_eof;
+    sbf_pins_t touched;        /* blocks records were handed out from since the last pin */
+    long long n_in_place;
 };
 
 static const char *format_name(enum htsExactFormat f)
@@ -97,6 +111,10 @@ int sbf_reader_open(const char *path, const sbf_reader_opt_t *opt, sbf_reader_t 
             rc = sbf_error(SBF_E_NOMEM, "out of memory opening %s", path);
             goto fail;
         }
+        rd->in_place = opt && opt->in_place && fmt.format == fastq_format && !rd->in.bgzf->is_compressed;
+        rd->block_size = opt && opt->block_size ? opt->block_size : BLOCK_SIZE;
+        rd->block_size = rd->block_size < MIN_BLOCK_SIZE ? MIN_BLOCK_SIZE : rd->block_size;
+        rd->min_read = rd->block_size / 8;
     } else if (fmt.format == sam || fmt.format == bam || fmt.format == cram) {
         rd->sam = 1;
         if (!(rd->hts = hts_hopen(hf, path, "r"))) {
@@ -152,9 +170,20 @@ static void swap_kstring(kstring_t *a, kstring_t *b)
     *b = t;
 }
 
+/* A record slot about to take buffers of its own: what pointed into a block is let go (the
+ * block is not the record's to free). */
+static void unborrow(sbf_read_t *r)
+{
+    if (r->borrowed) {
+        r->name = r->comment = r->seq = r->qual = (kstring_t){0, 0, NULL};
+        r->borrowed = 0;
+    }
+}
+
 static int read_fastx(sbf_reader_t *rd, sbf_read_t *r)
 {
     sbf_fastx_t *ks = rd->kseq;
+    unborrow(r);
     int n = sbf_fastx_read(ks);
     if (rd->in.failed)
         return sbf_error(SBF_E_FORMAT, "%s: read error or truncated compressed data after %lld records", rd->path,
@@ -195,6 +224,7 @@ static int read_sam(sbf_reader_t *rd, sbf_read_t *r)
     const bam1_t *b = r->b;
     const uint8_t *s = bam_get_seq(b);
     int len = b->core.l_qseq;
+    unborrow(r);
     r->sam = 1;
     r->name.l = r->seq.l = r->comment.l = r->qual.l = 0;
     /* without ASCII bases the engine reads the bam1_t: seq stays an empty string */
@@ -234,6 +264,8 @@ static void fit_kstring(kstring_t *ks)
 
 static void fit_read(sbf_read_t *r)
 {
+    if (r->borrowed)
+        return;
     fit_kstring(&r->name);
     fit_kstring(&r->comment);
     fit_kstring(&r->seq);
@@ -251,6 +283,7 @@ static void fit_read(sbf_read_t *r)
 
 void sbf_read_release(sbf_read_t *r)
 {
+    unborrow(r);
     kstring_t *ks[4] = {&r->name, &r->comment, &r->seq, &r->qual};
     for (int i = 0; i < 4; ++i) {
         ks[i]->l = 0;
@@ -265,9 +298,135 @@ void sbf_read_release(sbf_read_t *r)
     }
 }
 
+/* ---- plain FASTQ in place ---- */
+
+
+/* More bytes after `pos`: read into the rest of the block, or into a new block that starts
+ * with the record begun at `pos` (a record longer than a block gets a block twice its size).
+ * 1 more bytes, 0 the end of the file, < 0 an error. */
+static int in_place_more(sbf_reader_t *rd)
+{
+    sbf_block_t *b = rd->cur;
+    if (!b || b->cap - b->len < rd->min_read) {
+        size_t keep = b ? b->len - rd->pos : 0;
+        size_t cap = keep + rd->min_read > rd->block_size ? 2 * (keep + rd->min_read) : rd->block_size;
+        sbf_block_t *nb = sbf_block_get(&rd->blocks, cap);
+        if (!nb)
+            return sbf_error(SBF_E_NOMEM, "out of memory reading %s", rd->path);
+        if (keep)
+            memcpy(nb->data, b->data + rd->pos, keep);
+        nb->len = keep;
+        sbf_block_put(b);
+        rd->cur = b = nb;
+        rd->pos = 0;
+    }
+    ssize_t n = hread(rd->in.bgzf->fp, b->data + b->len, b->cap - b->len);
+    if (n < 0) {
+        rd->in.failed = 1;
+        return sbf_error(SBF_E_FORMAT, "%s: read error after %lld records", rd->path, rd->n_records);
+    }
+    if (n == 0) {
+        rd->at_eof = 1;
+        return 0;
+    }
+    b->len += (size_t)n;
+    return 1;
+}
+
+/* The record slot points into the block from now on: buffers it owned are freed. */
+static void borrow(sbf_read_t *r)
+{
+    if (!r->borrowed) {
+        free(r->name.s);
+        free(r->comment.s);
+        free(r->seq.s);
+        free(r->qual.s);
+        r->borrowed = 1;
+    }
+}
+
+/* From here on kseq's parser reads the file, starting with the bytes not parsed in place. */
+static int leave_in_place(sbf_reader_t *rd)
+{
+    rd->in_place = 0;
+    sbf_block_t *b = rd->cur;
+    if (b && sbf_fastx_prime(rd->kseq, b->data + rd->pos, b->len - rd->pos) < 0)
+        return sbf_error(SBF_E_NOMEM, "out of memory reading %s", rd->path);
+    sbf_block_put(b);
+    rd->cur = NULL;
+    return SBF_OK;
+}
+
+static int read_in_place(sbf_reader_t *rd, sbf_read_t *r)
+{
+    for (;;) {
+        sbf_block_t *b = rd->cur;
+        if (b && rd->pos < b->len) {
+            sbf_fastq_span_t sp;
+            char *p = b->data + rd->pos;
+            int rc = sbf_fastq_span(p, b->len - rd->pos, &sp);
+            if (rc > 0) {
+                if (sbf_pins_add(&rd->touched, b) < 0)
+                    return sbf_error(SBF_E_NOMEM, "out of memory reading %s", rd->path);
+                /* the line ends become the strings' terminators */
+                p[sp.name_end] = p[sp.comment_end] = p[sp.seq + sp.seq_len] = p[sp.qual + sp.seq_len] = '\0';
+                borrow(r);
+                r->sam = 0;
+                r->name = (kstring_t){sp.name_len, 0, p + 1};
+                r->comment = (kstring_t){sp.comment_len, 0, p + sp.comment};
+                r->seq = (kstring_t){sp.seq_len, 0, p + sp.seq};
+                r->qual = (kstring_t){sp.seq_len, 0, p + sp.qual};
+                rd->pos += sp.size;
+                ++rd->n_in_place;
+                return 1;
+            }
+            if (rc < 0 || rd->at_eof) {   /* not the plain form, or the file ends inside it */
+                int e = leave_in_place(rd);
+                return e < 0 ? e : read_fastx(rd, r);
+            }
+        } else if (rd->at_eof) {
+            return 0;
+        }
+        int rc = in_place_more(rd);
+        if (rc < 0)
+            return rc;
+    }
+}
+
+int sbf_reader_pin(sbf_reader_t *rd, sbf_pins_t *pins)
+{
+    if (!rd || sbf_pins_move(pins, &rd->touched) == 0)
+        return SBF_OK;
+    return sbf_error(SBF_E_NOMEM, "out of memory reading %s", rd->path);
+}
+
+long long sbf_reader_in_place(const sbf_reader_t *rd) { return rd ? rd->n_in_place : 0; }
+
+int sbf_read_own(sbf_read_t *r)
+{
+    if (!r->borrowed)
+        return SBF_OK;
+    kstring_t *ks[4] = {&r->name, &r->comment, &r->seq, &r->qual};
+    kstring_t own[4] = {{0, 0, NULL}, {0, 0, NULL}, {0, 0, NULL}, {0, 0, NULL}};
+    for (int i = 0; i < 4; ++i)
+        if (ks_resize(&own[i], ks[i]->l + 1) < 0) {
+            for (int k = 0; k < i; ++k)
+                free(own[k].s);
+            return sbf_error(SBF_E_NOMEM, "out of memory for a read of %zu bases", r->seq.l);
+        } else {
+            memcpy(own[i].s, ks[i]->s, ks[i]->l);
+            own[i].s[ks[i]->l] = '\0';
+            own[i].l = ks[i]->l;
+        }
+    for (int i = 0; i < 4; ++i)
+        *ks[i] = own[i];
+    r->borrowed = 0;
+    return SBF_OK;
+}
+
 int sbf_reader_read(sbf_reader_t *rd, sbf_read_t *r)
 {
-    int rc = rd->sam ? read_sam(rd, r) : rd->kseq ? read_fastx(rd, r) : 0;
+    int rc = rd->sam ? read_sam(rd, r) : rd->in_place ? read_in_place(rd, r) : rd->kseq ? read_fastx(rd, r) : 0;
     if (rc < 0)
         rd->read_failed = 1;
     else if (rc > 0) {
@@ -292,6 +451,9 @@ int sbf_reader_close(sbf_reader_t *rd)
     int rc = SBF_OK;
     if (rd->kseq)
         sbf_fastx_destroy(rd->kseq);
+    sbf_pins_free(&rd->touched);
+    sbf_block_put(rd->cur);
+    sbf_block_pool_close(&rd->blocks);
     if (rd->in.bgzf && bgzf_close(rd->in.bgzf) < 0 && !rd->read_failed)
         rc = sbf_error(SBF_E_IO, "%s: error closing", rd->path);
     if (rd->hdr)
@@ -307,6 +469,7 @@ void sbf_read_free(sbf_read_t *r)
 {
     if (r->b)
         bam_destroy1(r->b);
+    unborrow(r);
     free(r->name.s);
     free(r->comment.s);
     free(r->seq.s);

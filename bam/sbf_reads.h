@@ -15,6 +15,8 @@
 #include <htslib/sam.h>
 #include <htslib/thread_pool.h>
 
+#include "sbf_block.h"
+
 typedef struct {
     int sam;                  /* 1: `b` holds a SAM/BAM/CRAM record; 0: FASTA/FASTQ fields */
     bam1_t *b;                /* allocated on first SAM-family read, reused */
@@ -22,12 +24,17 @@ typedef struct {
     kstring_t seq, qual;      /* qual is empty for FASTA */
     int mate;                 /* set by the batcher: 0 single, 1 or 2 */
     int32_t frag;             /* set by the batcher: fragment number, -1 when not classified */
+    int borrowed;             /* 1: the four strings point into the reader's block (read in place:
+                               * see sbf_reader_opt_t.in_place), not into buffers of their own */
 } sbf_read_t;
 
 void sbf_read_free(sbf_read_t *r);
 /* A record no longer in use (a batch slot past the batch's end): empties it and frees buffers
  * larger than a short read's, so slots left over from long reads hold no memory. */
 void sbf_read_release(sbf_read_t *r);
+/* A record read in place gets buffers of its own (it outlives the batch that pinned its
+ * block). SBF_OK or SBF_E_NOMEM. */
+int sbf_read_own(sbf_read_t *r);
 
 /* Bases of the record. */
 static inline size_t sbf_read_len(const sbf_read_t *r) { return r->sam ? (size_t)r->b->core.l_qseq : r->seq.l; }
@@ -46,6 +53,10 @@ typedef struct {
     htsThreadPool *pool;      /* decompression threads shared with other files, or NULL */
     const char *reference;    /* FASTA reference for CRAM input, or NULL (header's M5/UR) */
     int sam_no_ascii;         /* SAM/BAM/CRAM: leave `seq` empty (the caller uses the bam1_t) */
+    int in_place;             /* plain FASTQ: records point into the reader's blocks (no copy), and
+                               * the caller pins them (sbf_reader_pin) to keep them valid */
+    size_t block_size;        /* in_place: bytes read at once (0: 8 MiB); what a reader holds is a
+                               * few blocks beyond what the records in use need */
 } sbf_reader_opt_t;
 
 /* Open path. Returns 0 or a negative status (message in sbf_error_message()). */
@@ -61,6 +72,12 @@ int sbf_reader_compressed(const sbf_reader_t *rd);
 sam_hdr_t *sbf_reader_header(const sbf_reader_t *rd);
 const char *sbf_reader_path(const sbf_reader_t *rd);
 int sbf_reader_close(sbf_reader_t *rd);
+/* The blocks that records read since the last call point into are held by pins from now on
+ * (until sbf_pins_release()); without it they are reused once the reader has moved on. A
+ * reader that was not opened in_place holds none. SBF_OK or SBF_E_NOMEM. */
+int sbf_reader_pin(sbf_reader_t *rd, sbf_pins_t *pins);
+/* Records read in place so far (the rest went through the general parser). */
+long long sbf_reader_in_place(const sbf_reader_t *rd);
 
 /* Mate names match when equal after dropping a trailing "/1" or "/2". */
 int sbf_mate_names_match(const char *a, size_t la, const char *b, size_t lb);

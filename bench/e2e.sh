@@ -7,7 +7,7 @@
 #   bash bench/e2e.sh     env: PAIRS [10000000], THREADS [16], WORK [/tmp/sbf-e2e], RUNS [3],
 #                              HOST_SHARE [50] (percent of pairs from the host), BATCH (-K)
 # Each row is the median of RUNS runs (every run's time goes to stderr); ONLY_DATA=1 builds the
-# workload and the index and runs nothing.
+# workload and the index and runs nothing; ROWS picks sections [bam fastq bgzf gzip].
 # Workload: PAIRS 2x150 pairs simulated by wgsim, HOST_SHARE% from human chr20 (the host) and
 # the rest from E. coli MG1655, interleaved in blocks (THREADS wgsim processes with their own
 # seeds), as an unaligned BAM (samtools import) and as FASTQ (plain, BGZF, and gzip for the
@@ -28,6 +28,7 @@ P=${PAIRS:-10000000}
 T=${THREADS:-16}
 H=${HOST_SHARE:-50}
 work=${WORK:-/tmp/sbf-e2e}
+want() { [[ " ${ROWS:-bam fastq bgzf gzip} " == *" $1 "* ]]; }
 mkdir -p "$work"
 cd "$work" || exit 1
 now() { date +%s.%N; }
@@ -70,10 +71,10 @@ if [ ! -s r1.fq ]; then
     done
 fi
 P=$(($(wc -l < r1.fq) / 4))   # what wgsim made (it rounds per contig)
-[ -s reads.bam ] || samtools import -@ "$T" -1 r1.fq -2 r2.fq -o reads.bam 2> /dev/null
-[ -s r1.fq.gz ] || { bgzip -@ "$T" -c r1.fq > r1.fq.gz && bgzip -@ "$T" -c r2.fq > r2.fq.gz; }
+want bam && [ ! -s reads.bam ] && samtools import -@ "$T" -1 r1.fq -2 r2.fq -o reads.bam 2> /dev/null
+want bgzf && [ ! -s r1.fq.gz ] && { bgzip -@ "$T" -c r1.fq > r1.fq.gz && bgzip -@ "$T" -c r2.fq > r2.fq.gz; }
 G=$((P < 1000000 ? P : 1000000))
-if [ ! -s g1.fq.gz ]; then
+if want gzip && [ ! -s g1.fq.gz ]; then
     head -n $((4 * G)) r1.fq | gzip -6 > g1.fq.gz & head -n $((4 * G)) r2.fq | gzip -6 > g2.fq.gz & wait
 fi
 refs=(human="$OLDPWD/.devdata/20.fa.gz")
@@ -83,11 +84,12 @@ for f in "$OLDPWD"/.devdata/*.fa*.gz; do
 done
 [ -s idx.sbf ] || "$SBF" build --gpu 0 -@ "$T" -o idx.sbf "${refs[@]}" 2> build.err
 [ "${ONLY_DATA:-0}" = 1 ] && { echo "e2e: workload ready in $work"; exit 0; }
-echo "# $P pairs 2x150, $H% from human chr20, the rest E. coli; $(ls -l reads.bam | awk '{ printf "BAM %.2f GB", $5 / 1e9 }'); index: ${refs[*]%%=*}; $T threads; medians of $runs"
+echo "# $P pairs 2x150, $H% from human chr20, the rest E. coli; $(ls -l r1.fq r2.fq | awk '{ s += $5 } END { printf "FASTQ %.2f GB", s / 1e9 }'); index: ${refs[*]%%=*}; $T threads; medians of $runs"
 nvidia-smi --query-gpu=name --format=csv,noheader
 stages() { grep -h "stages" "$1.err" | sed 's/^/# /'; }
 
 # ---- BAM -> BAM: every record written ----
+if want bam; then
 timed copy samtools view -@ "$T" -b -o copy.bam reads.bam; base=$secs
 row "samtools view -@$T -b (copy)" "$base" "1.00 (baseline)" "$(samtools view -c -@ "$T" copy.bam)"
 timed classify "$SBF" classify "${K[@]}" -@ "$T" --stats -x idx.sbf -o tagged.bam reads.bam
@@ -100,8 +102,10 @@ if [ "$gpus" -ge 2 ]; then
 fi
 timed classify_cpu "$SBF" classify "${K[@]}" -@ "$T" --gpu none -x idx.sbf -o tagged_cpu.bam reads.bam
 row "sbf classify BAM -> tagged BAM (CPU engine)" "$secs" "$(calc "$base / $secs")x the copy" "$(samtools view -c -@ "$T" tagged_cpu.bam)"
+fi
 
 # ---- plain FASTQ -> FASTQ: every record written ----
+if want fastq; then
 timed cat_fq sh -c 'cat r1.fq > c1.fq && cat r2.fq > c2.fq'; base=$secs
 row "cat of both mate files to files" "$base" "1.00 (baseline)" "$(fq_records c1.fq c2.fq)"
 timed classify_fq "$SBF" classify "${K[@]}" -@ "$T" --stats -x idx.sbf -1 t1.fq -2 t2.fq r1.fq r2.fq
@@ -115,20 +119,25 @@ row "cat of both mate files to /dev/null (read only)" "$secs" "-" "0"
 timed filter_io env SBF_NULL_ENGINE=1 "$SBF" filter "${K[@]}" -@ "$T" --stats -x idx.sbf --remove human -1 /dev/null -2 /dev/null r1.fq r2.fq
 row "sbf, queries skipped, to /dev/null (I/O ceiling)" "$secs" "-" "(/dev/null)"
 stages filter_io
+fi
 
 # ---- BGZF FASTQ -> BGZF FASTQ: every record written, level 6 on both sides ----
+if want bgzf; then
 timed roundtrip sh -c "bgzip -@ $T -dc r1.fq.gz | bgzip -@ $T -l 6 -c > rt1.fq.gz && bgzip -@ $T -dc r2.fq.gz | bgzip -@ $T -l 6 -c > rt2.fq.gz"
 base=$secs; row "bgzip -dc \\| bgzip -c of both mates (-@$T, level 6)" "$base" "1.00 (baseline)" "$(gz_records rt1.fq.gz rt2.fq.gz)"
 timed classify_gz "$SBF" classify "${K[@]}" -@ "$T" --stats -x idx.sbf -O fastq.gz,level=6 -1 tz1.fq.gz -2 tz2.fq.gz r1.fq.gz r2.fq.gz
 row "sbf classify BGZF -> tagged BGZF (level 6)" "$secs" "$(calc "$base / $secs")x the round trip" "$(gz_records tz1.fq.gz tz2.fq.gz)"
 stages classify_gz
+fi
 
 # ---- plain gzip (one stream per file: htslib decompresses it on one thread) ----
+if want gzip; then
 timed gunzip sh -c 'gzip -dc g1.fq.gz > d1.fq & gzip -dc g2.fq.gz > d2.fq & wait'; base=$secs
 row "gzip -dc of both files to files ($G pairs)" "$base" "1.00 (baseline)" "$(fq_records d1.fq d2.fq)" "$G"
 timed classify_gzip "$SBF" classify "${K[@]}" -@ "$T" --stats -x idx.sbf -1 gz1.fq -2 gz2.fq g1.fq.gz g2.fq.gz
 row "sbf classify gzip FASTQ -> tagged FASTQ ($G pairs)" "$secs" "$(calc "$base / $secs")x gzip -dc" "$(fq_records gz1.fq gz2.fq)" "$G"
 stages classify_gzip
+fi
 
 echo
 echo "| run | seconds | Gbp/s in | vs its baseline | records out |"

@@ -238,6 +238,7 @@ typedef struct {
     pipeline_t *engine;
     int encode;               /* every output takes encoded records (sbf_writer_can_encode) */
     uint64_t batch_bases;     /* -K, or the engine's default */
+    long long in_place;       /* records the readers parsed in place (--stats) */
     int null_engine;          /* SBF_NULL_ENGINE: queries skipped, to measure the pipeline's I/O */
     screen_summary_t sum;
     sbf_scorer_t scorer;      /* the rule, bound to every index's targets */
@@ -983,7 +984,13 @@ static int open_inputs(screen_t *s, sbf_reader_t **first)
 {
     const screen_opt_t *o = s->o;
     sbf_reader_t *rd[2] = {NULL, NULL};
-    sbf_reader_opt_t ro = {.pool = s->in_pool.pool ? &s->in_pool : &s->pool, .reference = o->reference, .sam_no_ascii = 1};
+    /* records read in place: the batches pin their blocks (sbf_batch.c); a block holds about
+     * two batches of FASTQ (2 bytes a base and the names), so the blocks the batches in flight
+     * pin stay within a few batches, as -K promises */
+    uint64_t block = 4 * s->batch_bases;
+    block = block < (1u << 20) ? (1u << 20) : block > (8u << 20) ? (8u << 20) : block;
+    sbf_reader_opt_t ro = {.pool = s->in_pool.pool ? &s->in_pool : &s->pool, .reference = o->reference, .sam_no_ascii = 1,
+                           .in_place = 1, .block_size = (size_t)block};
     for (int i = 0; i < 2 && o->in[i]; ++i)
         if (sbf_reader_open(o->in[i], &ro, &rd[i]) != SBF_OK) {
             cli_error(o->cmd, "%s", sbf_error_message());
@@ -1045,6 +1052,8 @@ static void print_stats(const screen_t *s, FILE *fp)
     fprintf(fp, ", waiting for the engine %.2f, scoring %.2f and encoding %.2f (worker seconds), writing %.2f "
             "(writer idle %.2f); wall %.2f; peak RSS %.1f MiB\n", e->wait_submit, s->t_score, s->t_encode, s->t_write,
             s->t_wait_write, s->sum.seconds, peak_kib / 1024.0);
+    fprintf(fp, "sbf %s: input: %lld of %llu records parsed in place (plain FASTQ)\n", s->o->cmd,
+            s->in_place, (unsigned long long)(s->sum.reads_in + s->sum.extras));
     /* The verdict in words: the stage busy for the largest share of the run, and what helps. */
     double engine = 0;
     for (int i = 0; i < (n ? n : 1); ++i)
@@ -1262,6 +1271,7 @@ join:
             goto done;
         }
     }
+    s.in_place = sbf_input_in_place(s.input);
     if (sbf_input_free(s.input) != SBF_OK) {
         s.input = NULL;
         cli_error(o->cmd, "%s", sbf_error_message());

@@ -1,0 +1,91 @@
+/* sbf_block.c -- see sbf_block.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../filters/sbf_mem.h"
+#include "sbf_block.h"
+
+sbf_block_t *sbf_block_get(sbf_block_pool_t *pool, size_t min_cap)
+{
+    /* a pool holds a handful of blocks (those of the batches in flight): a scan is enough */
+    for (sbf_block_t *b = pool->all; b; b = b->next)
+        if (b->refs == 0 && b->cap >= min_cap) {
+            b->refs = 1;
+            b->len = 0;
+            return b;
+        }
+    sbf_block_t *b = calloc(1, sizeof *b);
+    if (!b || !(b->data = malloc(min_cap))) {
+        free(b);
+        return NULL;
+    }
+    b->cap = min_cap;
+    b->refs = 1;
+    b->pool = pool;
+    b->next = pool->all;
+    pool->all = b;
+    return b;
+}
+
+static void block_free(sbf_block_t *b)
+{
+    free(b->data);
+    free(b);
+}
+
+void sbf_block_put(sbf_block_t *b)
+{
+    if (b && --b->refs == 0 && !b->pool)
+        block_free(b);
+}
+
+void sbf_block_pool_close(sbf_block_pool_t *pool)
+{
+    sbf_block_t *b = pool->all;
+    while (b) {
+        sbf_block_t *next = b->next;
+        if (b->refs == 0)
+            block_free(b);
+        else
+            b->pool = NULL;   /* a batch still holds it */
+        b = next;
+    }
+    pool->all = NULL;
+}
+
+int sbf_pins_add(sbf_pins_t *p, sbf_block_t *b)
+{
+    if (p->n && p->b[p->n - 1] == b)
+        return 0;
+    if (sbf_reserve(&p->b, &p->cap, p->n + 1, sizeof *p->b) != 0)
+        return -1;
+    ++b->refs;
+    p->b[p->n++] = b;
+    return 0;
+}
+
+int sbf_pins_move(sbf_pins_t *dst, sbf_pins_t *src)
+{
+    if (!src->n)
+        return 0;
+    if (sbf_reserve(&dst->b, &dst->cap, dst->n + src->n, sizeof *dst->b) != 0)
+        return -1;
+    memcpy(dst->b + dst->n, src->b, src->n * sizeof *src->b);
+    dst->n += src->n;
+    src->n = 0;
+    return 0;
+}
+
+void sbf_pins_release(sbf_pins_t *p)
+{
+    for (size_t i = 0; i < p->n; ++i)
+        sbf_block_put(p->b[i]);
+    p->n = 0;
+}
+
+void sbf_pins_free(sbf_pins_t *p)
+{
+    sbf_pins_release(p);
+    free(p->b);
+    memset(p, 0, sizeof *p);
+}
