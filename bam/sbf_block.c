@@ -5,15 +5,24 @@
 #include "../filters/sbf_mem.h"
 #include "sbf_block.h"
 
+/* Blocks nobody holds that a pool keeps for reuse; more are freed (a run of long records
+ * makes larger blocks, which would otherwise stay). */
+#define IDLE_MAX 2
+
 sbf_block_t *sbf_block_get(sbf_block_pool_t *pool, size_t min_cap)
 {
-    /* a pool holds a handful of blocks (those of the batches in flight): a scan is enough */
+    /* a pool holds a handful of blocks (those of the batches in flight): a scan for the
+     * smallest that fits is enough */
+    sbf_block_t *best = NULL;
     for (sbf_block_t *b = pool->all; b; b = b->next)
-        if (b->refs == 0 && b->cap >= min_cap) {
-            b->refs = 1;
-            b->len = 0;
-            return b;
-        }
+        if (b->refs == 0 && b->cap >= min_cap && (!best || b->cap < best->cap))
+            best = b;
+    if (best) {
+        --pool->n_idle;
+        best->refs = 1;
+        best->len = 0;
+        return best;
+    }
     sbf_block_t *b = calloc(1, sizeof *b);
     if (!b || !(b->data = malloc(min_cap))) {
         free(b);
@@ -35,8 +44,20 @@ static void block_free(sbf_block_t *b)
 
 void sbf_block_put(sbf_block_t *b)
 {
-    if (b && --b->refs == 0 && !b->pool)
-        block_free(b);
+    if (!b || --b->refs > 0)
+        return;
+    sbf_block_pool_t *pool = b->pool;
+    if (pool && pool->n_idle < IDLE_MAX) {
+        ++pool->n_idle;
+        return;
+    }
+    if (pool) {   /* one idle block too many: out of the pool's list */
+        sbf_block_t **at = &pool->all;
+        while (*at != b)
+            at = &(*at)->next;
+        *at = b->next;
+    }
+    block_free(b);
 }
 
 void sbf_block_pool_close(sbf_block_pool_t *pool)
@@ -51,6 +72,7 @@ void sbf_block_pool_close(sbf_block_pool_t *pool)
         b = next;
     }
     pool->all = NULL;
+    pool->n_idle = 0;
 }
 
 int sbf_pins_add(sbf_pins_t *p, sbf_block_t *b)

@@ -25,11 +25,13 @@ typedef struct sbf_block_s {
 
 struct sbf_block_pool_s {
     sbf_block_t *all;
+    int n_idle;                 /* blocks in `all` that nobody holds */
 };
 
 /* A block of at least min_cap bytes, empty, held once (refs 1); NULL when out of memory. */
 sbf_block_t *sbf_block_get(sbf_block_pool_t *pool, size_t min_cap);
-/* One hold less; at none the block waits in its pool for reuse (or is freed, pool closed). */
+/* One hold less; at none the block waits in its pool for reuse (or is freed: the pool is
+ * closed, or keeps enough idle blocks already). */
 void sbf_block_put(sbf_block_t *b);
 /* Frees the blocks nobody holds; each one still held is freed by its last sbf_block_put(). */
 void sbf_block_pool_close(sbf_block_pool_t *pool);

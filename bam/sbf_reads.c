@@ -1,6 +1,7 @@
 /* sbf_reads.c -- one reader for every sequence format: FASTA/FASTQ through kseq over BGZF
  * (which reads plain, gzip and BGZF alike), SAM/BAM/CRAM through sam_read1. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,21 +12,20 @@
 #include "../filters/sbf_error.h"
 #include "sbf_fastx.h"
 #include "sbf_reads.h"
+#include "sbf_source.h"
 
 /* kseq treats a failed read as end of data: remember the failure so it is not mistaken for
  * the end of the file. */
 typedef struct {
     BGZF *bgzf;
+    sbf_source_t *src;   /* its bytes, decompressed */
     int failed;
 } guarded_bgzf_t;
 
 static int guarded_read(void *f, void *buf, int len)
 {
     guarded_bgzf_t *g = f;
-    /* Uncompressed data straight from the file into the parser's buffer: through BGZF it
-     * would be copied once more (file -> BGZF block -> buffer). Nothing is buffered in the
-     * BGZF of an uncompressed file until its first bgzf_read(), which this replaces. */
-    ssize_t n = g->bgzf->is_compressed ? bgzf_read(g->bgzf, buf, (size_t)len) : hread(g->bgzf->fp, buf, (size_t)len);
+    ssize_t n = sbf_source_read(g->src, buf, (size_t)len);
     if (n < 0) {
         g->failed = 1;
         return 0;
@@ -47,17 +47,26 @@ struct sbf_reader_s {
     long long n_records;
     int read_failed;   /* a read already reported the problem: closing must not mask it */
     int sam_no_ascii;
-    /* plain FASTQ read in place (sbf_reader_opt_t.in_place): records of the plain form are
-     * parsed where they lie in `cur`; from the first that is not, the rest of the file goes
-     * through kseq's parser, which is given the bytes already read */
+    /* FASTQ read in place (sbf_reader_opt_t.in_place): records of the plain form are parsed
+     * where they lie in `cur`; from the first that is not, the rest of the file goes through
+     * kseq's parser, which is given the bytes already read */
     int in_place;
     sbf_block_pool_t blocks;
-    size_t block_size, min_read;   /* less room than min_read left in a block: the next one */
+    size_t block_size, headroom;
     sbf_block_t *cur;          /* held by the reader; records are parsed from `pos` */
     size_t pos;
     int at_eof;
     sbf_pins_t touched;        /* blocks records were handed out from since the last pin */
     long long n_in_place;
+    /* read-ahead: a thread fills the next block (from `headroom` on, room for the record the
+     * current block ends inside) while the records of this one are parsed */
+    pthread_t ahead_thread;
+    int ahead_running;
+    pthread_mutex_t ahead_mu;
+    pthread_cond_t ahead_cv;
+    sbf_block_t *ahead;        /* the block asked for */
+    enum { AHEAD_IDLE, AHEAD_ASKED, AHEAD_FILLED, AHEAD_QUIT } ahead_state;
+    ssize_t ahead_n;           /* bytes it got, or -1: a read error */
 };
 
 static const char *format_name(enum htsExactFormat f)
@@ -107,14 +116,16 @@ int sbf_reader_open(const char *path, const sbf_reader_opt_t *opt, sbf_reader_t 
             rc = sbf_error(SBF_E_THREAD, "%s: cannot start decompression threads", path);
             goto fail;
         }
+        if ((rc = sbf_source_open(rd->in.bgzf, path, &rd->in.src)) != SBF_OK)
+            goto fail;
         if (!(rd->kseq = sbf_fastx_init(guarded_read, &rd->in))) {
             rc = sbf_error(SBF_E_NOMEM, "out of memory opening %s", path);
             goto fail;
         }
-        rd->in_place = opt && opt->in_place && fmt.format == fastq_format && !rd->in.bgzf->is_compressed;
+        rd->in_place = opt && opt->in_place && fmt.format == fastq_format;
         rd->block_size = opt && opt->block_size ? opt->block_size : BLOCK_SIZE;
         rd->block_size = rd->block_size < MIN_BLOCK_SIZE ? MIN_BLOCK_SIZE : rd->block_size;
-        rd->min_read = rd->block_size / 8;
+        rd->headroom = rd->block_size / 8;
     } else if (fmt.format == sam || fmt.format == bam || fmt.format == cram) {
         rd->sam = 1;
         if (!(rd->hts = hts_hopen(hf, path, "r"))) {
@@ -301,36 +312,143 @@ void sbf_read_release(sbf_read_t *r)
 /* ---- plain FASTQ in place ---- */
 
 
-/* More bytes after `pos`: read into the rest of the block, or into a new block that starts
- * with the record begun at `pos` (a record longer than a block gets a block twice its size).
- * 1 more bytes, 0 the end of the file, < 0 an error. */
+static void *ahead_main(void *arg)
+{
+    sbf_reader_t *rd = arg;
+    pthread_mutex_lock(&rd->ahead_mu);
+    for (;;) {
+        while (rd->ahead_state != AHEAD_ASKED && rd->ahead_state != AHEAD_QUIT)
+            pthread_cond_wait(&rd->ahead_cv, &rd->ahead_mu);
+        if (rd->ahead_state == AHEAD_QUIT)
+            break;
+        sbf_block_t *b = rd->ahead;
+        pthread_mutex_unlock(&rd->ahead_mu);
+        size_t at = rd->headroom;
+        ssize_t n = 0;
+        while (at < b->cap && (n = sbf_source_read(rd->in.src, b->data + at, b->cap - at)) > 0)
+            at += (size_t)n;
+        pthread_mutex_lock(&rd->ahead_mu);
+        rd->ahead_n = n < 0 ? -1 : (ssize_t)(at - rd->headroom);
+        rd->ahead_state = AHEAD_FILLED;
+        pthread_cond_broadcast(&rd->ahead_cv);
+    }
+    pthread_mutex_unlock(&rd->ahead_mu);
+    return NULL;
+}
+
+/* The read-ahead thread fills a new block (started on first use). */
+static int ahead_ask(sbf_reader_t *rd)
+{
+    sbf_block_t *b = sbf_block_get(&rd->blocks, rd->block_size);
+    if (!b)
+        return sbf_error(SBF_E_NOMEM, "out of memory reading %s", rd->path);
+    if (!rd->ahead_running) {
+        if (pthread_mutex_init(&rd->ahead_mu, NULL) != 0) {
+            sbf_block_put(b);
+            return sbf_error(SBF_E_THREAD, "%s: cannot start the reading thread", rd->path);
+        }
+        if (pthread_cond_init(&rd->ahead_cv, NULL) != 0) {
+            pthread_mutex_destroy(&rd->ahead_mu);
+            sbf_block_put(b);
+            return sbf_error(SBF_E_THREAD, "%s: cannot start the reading thread", rd->path);
+        }
+        rd->ahead_state = AHEAD_IDLE;
+        if (pthread_create(&rd->ahead_thread, NULL, ahead_main, rd) != 0) {
+            pthread_cond_destroy(&rd->ahead_cv);
+            pthread_mutex_destroy(&rd->ahead_mu);
+            sbf_block_put(b);
+            return sbf_error(SBF_E_THREAD, "%s: cannot start the reading thread", rd->path);
+        }
+        rd->ahead_running = 1;
+    }
+    pthread_mutex_lock(&rd->ahead_mu);
+    rd->ahead = b;
+    rd->ahead_state = AHEAD_ASKED;
+    pthread_cond_broadcast(&rd->ahead_cv);
+    pthread_mutex_unlock(&rd->ahead_mu);
+    return SBF_OK;
+}
+
+/* The block asked for, once filled, and *n its bytes (from headroom on; -1: a read error);
+ * NULL when none was asked for. */
+static sbf_block_t *ahead_take(sbf_reader_t *rd, ssize_t *n)
+{
+    *n = 0;
+    if (!rd->ahead_running)
+        return NULL;
+    pthread_mutex_lock(&rd->ahead_mu);
+    while (rd->ahead_state == AHEAD_ASKED)
+        pthread_cond_wait(&rd->ahead_cv, &rd->ahead_mu);
+    sbf_block_t *b = rd->ahead_state == AHEAD_FILLED ? rd->ahead : NULL;
+    if (b)
+        *n = rd->ahead_n;
+    rd->ahead = NULL;
+    rd->ahead_state = AHEAD_IDLE;
+    pthread_mutex_unlock(&rd->ahead_mu);
+    return b;
+}
+
+static void ahead_stop(sbf_reader_t *rd)
+{
+    if (!rd->ahead_running)
+        return;
+    ssize_t n;
+    sbf_block_put(ahead_take(rd, &n));
+    pthread_mutex_lock(&rd->ahead_mu);
+    rd->ahead_state = AHEAD_QUIT;
+    pthread_cond_broadcast(&rd->ahead_cv);
+    pthread_mutex_unlock(&rd->ahead_mu);
+    pthread_join(rd->ahead_thread, NULL);
+    pthread_cond_destroy(&rd->ahead_cv);
+    pthread_mutex_destroy(&rd->ahead_mu);
+    rd->ahead_running = 0;
+}
+
+/* More bytes after `pos`: the next block, read ahead, with the record begun at `pos` moved
+ * in front of its bytes (into its headroom, or, for a record longer than that, into a block
+ * that holds both); then the block after it is asked for. 1 more bytes, 0 the end of the
+ * data, < 0 an error. */
 static int in_place_more(sbf_reader_t *rd)
 {
-    sbf_block_t *b = rd->cur;
-    if (!b || b->cap - b->len < rd->min_read) {
-        size_t keep = b ? b->len - rd->pos : 0;
-        size_t cap = keep + rd->min_read > rd->block_size ? 2 * (keep + rd->min_read) : rd->block_size;
-        sbf_block_t *nb = sbf_block_get(&rd->blocks, cap);
-        if (!nb)
-            return sbf_error(SBF_E_NOMEM, "out of memory reading %s", rd->path);
-        if (keep)
-            memcpy(nb->data, b->data + rd->pos, keep);
-        nb->len = keep;
-        sbf_block_put(b);
-        rd->cur = b = nb;
-        rd->pos = 0;
-    }
-    ssize_t n = hread(rd->in.bgzf->fp, b->data + b->len, b->cap - b->len);
-    if (n < 0) {
+    if (rd->at_eof)
+        return 0;
+    int rc;
+    if (!rd->ahead_running && (rc = ahead_ask(rd)) != SBF_OK)
+        return rc;
+    ssize_t n;
+    sbf_block_t *nb = ahead_take(rd, &n), *b = rd->cur;
+    if (!nb || n < 0) {
+        sbf_block_put(nb);
         rd->in.failed = 1;
-        return sbf_error(SBF_E_FORMAT, "%s: read error after %lld records", rd->path, rd->n_records);
+        return sbf_error(SBF_E_FORMAT, "%s: read error or truncated compressed data after %lld records", rd->path,
+                         rd->n_records);
     }
     if (n == 0) {
+        sbf_block_put(nb);
         rd->at_eof = 1;
         return 0;
     }
-    b->len += (size_t)n;
-    return 1;
+    size_t keep = b ? b->len - rd->pos : 0, start = rd->headroom - keep;
+    if (keep > rd->headroom) {
+        /* sizes rounded up to whole blocks, so the pool can reuse them for the next long record */
+        size_t need = keep + (size_t)n + rd->headroom;
+        sbf_block_t *big = sbf_block_get(&rd->blocks, (need + rd->block_size - 1) / rd->block_size * rd->block_size);
+        if (!big) {
+            sbf_block_put(nb);
+            return sbf_error(SBF_E_NOMEM, "out of memory reading %s", rd->path);
+        }
+        memcpy(big->data + rd->headroom + keep, nb->data + rd->headroom, (size_t)n);
+        sbf_block_put(nb);
+        nb = big;
+        start = rd->headroom;
+    }
+    if (keep)
+        memcpy(nb->data + start, b->data + rd->pos, keep);
+    nb->len = start + keep + (size_t)n;
+    sbf_block_put(b);
+    rd->cur = nb;
+    rd->pos = start;
+    return ahead_ask(rd) == SBF_OK ? 1 : SBF_E_NOMEM;
 }
 
 /* The record slot points into the block from now on: buffers it owned are freed. */
@@ -345,16 +463,34 @@ static void borrow(sbf_read_t *r)
     }
 }
 
-/* From here on kseq's parser reads the file, starting with the bytes not parsed in place. */
+/* From here on kseq's parser reads the file, starting with the bytes read but not parsed in
+ * place: the rest of the current block and the block read ahead. */
 static int leave_in_place(sbf_reader_t *rd)
 {
     rd->in_place = 0;
-    sbf_block_t *b = rd->cur;
-    if (b && sbf_fastx_prime(rd->kseq, b->data + rd->pos, b->len - rd->pos) < 0)
-        return sbf_error(SBF_E_NOMEM, "out of memory reading %s", rd->path);
+    ssize_t n = 0;
+    sbf_block_t *b = rd->cur, *nb = ahead_take(rd, &n);
+    ahead_stop(rd);
+    size_t keep = b ? b->len - rd->pos : 0, more = nb && n > 0 ? (size_t)n : 0;
+    char *all = malloc(keep + more + 1);
+    int rc = SBF_OK;
+    if (!all) {
+        rc = sbf_error(SBF_E_NOMEM, "out of memory reading %s", rd->path);
+    } else {
+        if (keep)
+            memcpy(all, b->data + rd->pos, keep);
+        if (more)
+            memcpy(all + keep, nb->data + rd->headroom, more);
+        if (sbf_fastx_prime(rd->kseq, all, keep + more) < 0)
+            rc = sbf_error(SBF_E_NOMEM, "out of memory reading %s", rd->path);
+        if (n < 0)
+            rd->in.failed = 1;   /* the parser's next read reports it */
+        free(all);
+    }
+    sbf_block_put(nb);
     sbf_block_put(b);
     rd->cur = NULL;
-    return SBF_OK;
+    return rc;
 }
 
 static int read_in_place(sbf_reader_t *rd, sbf_read_t *r)
@@ -451,9 +587,11 @@ int sbf_reader_close(sbf_reader_t *rd)
     int rc = SBF_OK;
     if (rd->kseq)
         sbf_fastx_destroy(rd->kseq);
+    ahead_stop(rd);
     sbf_pins_free(&rd->touched);
     sbf_block_put(rd->cur);
     sbf_block_pool_close(&rd->blocks);
+    sbf_source_close(rd->in.src);
     if (rd->in.bgzf && bgzf_close(rd->in.bgzf) < 0 && !rd->read_failed)
         rc = sbf_error(SBF_E_IO, "%s: error closing", rd->path);
     if (rd->hdr)

@@ -14,6 +14,7 @@
 
 #include "../filters/sbf_error.h"
 #include "../filters/sbf_tmpfile.h"
+#include "sbf_numfmt.h"
 #include "sbf_writer.h"
 
 struct sbf_writer_s {
@@ -240,17 +241,43 @@ fail:
 /* Complement of a 4-bit base code (A=1 C=2 G=4 T=8): the bits reversed. */
 static const uint8_t nt16_comp[16] = {0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15};
 
+/* "\tsb:Z:<category>\tss:f:<score>[\tsh:B:I,<hits>...]", as "%s" "%g" "%u" print them
+ * (sbf_numfmt.c: printf's own bytes, without printf's cost on every record). */
 static int put_tags_text(kstring_t *s, const sbf_tagnames_t *tn, const sbf_tags_t *tags)
 {
     if (!tags || !tags->category)
         return 0;
-    int rc = ksprintf(s, "\t%.2s:Z:%s\t%.2s:f:%g", tn->category, tags->category, tn->score, tags->score) < 0;
+    size_t cat = strlen(tags->category);
+    if (ks_resize(s, s->l + cat + SBF_FMT_G_MAX + 16) < 0)
+        return -1;
+    char *p = s->s + s->l;
+    *p++ = '\t';
+    memcpy(p, tn->category, 2);
+    memcpy(p + 2, ":Z:", 3);
+    memcpy(p + 5, tags->category, cat);
+    p += 5 + cat;
+    *p++ = '\t';
+    memcpy(p, tn->score, 2);
+    memcpy(p + 2, ":f:", 3);
+    p += 5;
+    p += sbf_fmt_g(p, tags->score);
+    s->l = (size_t)(p - s->s);
     if (tn->with_hits) {
-        rc |= ksprintf(s, "\t%.2s:B:I", tn->hits) < 0;
-        for (int t = 0; t < tags->n_hits; ++t)
-            rc |= ksprintf(s, ",%u", tags->hits[t]) < 0;
+        if (ks_resize(s, s->l + 8 + 11 * (size_t)tags->n_hits) < 0)
+            return -1;
+        p = s->s + s->l;
+        *p++ = '\t';
+        memcpy(p, tn->hits, 2);
+        memcpy(p + 2, ":B:I", 4);
+        p += 6;
+        for (int t = 0; t < tags->n_hits; ++t) {
+            *p++ = ',';
+            p += sbf_fmt_u32(p, tags->hits[t]);
+        }
+        s->l = (size_t)(p - s->s);
     }
-    return rc ? -1 : 0;
+    s->s[s->l] = '\0';
+    return 0;
 }
 
 /* Append the FASTA/FASTQ text of r to s (w is only read: any thread may format for it). */

@@ -146,7 +146,7 @@ void screen_usage_common(FILE *fp)
             "      --json FILE      JSON summary: reads and bases in and out, categories, speed, engine\n"
             "      --report FILE    an HTML page: reads per category, score distributions, parameters\n"
             "Running:\n"
-            "  -@, --threads N      threads for (de)compression (from 4 on, a quarter of them\n"
+            "  -@, --threads N      threads compressing the outputs (from 4 on, N/4 more\n"
             "                       decompress the inputs) and for the CPU engine [1]\n"
             "  -K, --batch SIZE     bases per batch; memory is about 4 batches, 2 more per GPU\n"
             "                       [%uM; %uM with a GPU]\n"
@@ -985,12 +985,12 @@ static int open_inputs(screen_t *s, sbf_reader_t **first)
     const screen_opt_t *o = s->o;
     sbf_reader_t *rd[2] = {NULL, NULL};
     /* records read in place: the batches pin their blocks (sbf_batch.c); a block holds about
-     * two batches of FASTQ (2 bytes a base and the names), so the blocks the batches in flight
-     * pin stay within a few batches, as -K promises */
-    uint64_t block = 4 * s->batch_bases;
+     * a batch of FASTQ (2 bytes a base and the names), so the blocks the batches in flight pin
+     * stay within a few batches, as -K promises */
+    uint64_t block = 2 * s->batch_bases;
     block = block < (1u << 20) ? (1u << 20) : block > (8u << 20) ? (8u << 20) : block;
     sbf_reader_opt_t ro = {.pool = s->in_pool.pool ? &s->in_pool : &s->pool, .reference = o->reference, .sam_no_ascii = 1,
-                           .in_place = 1, .block_size = (size_t)block};
+                           .in_place = !getenv("SBF_NO_INPLACE"), .block_size = (size_t)block};
     for (int i = 0; i < 2 && o->in[i]; ++i)
         if (sbf_reader_open(o->in[i], &ro, &rd[i]) != SBF_OK) {
             cli_error(o->cmd, "%s", sbf_error_message());
@@ -1052,7 +1052,7 @@ static void print_stats(const screen_t *s, FILE *fp)
     fprintf(fp, ", waiting for the engine %.2f, scoring %.2f and encoding %.2f (worker seconds), writing %.2f "
             "(writer idle %.2f); wall %.2f; peak RSS %.1f MiB\n", e->wait_submit, s->t_score, s->t_encode, s->t_write,
             s->t_wait_write, s->sum.seconds, peak_kib / 1024.0);
-    fprintf(fp, "sbf %s: input: %lld of %llu records parsed in place (plain FASTQ)\n", s->o->cmd,
+    fprintf(fp, "sbf %s: input: %lld of %llu records parsed in place (FASTQ)\n", s->o->cmd,
             s->in_place, (unsigned long long)(s->sum.reads_in + s->sum.extras));
     /* The verdict in words: the stage busy for the largest share of the run, and what helps. */
     double engine = 0;
@@ -1111,11 +1111,13 @@ int screen_run(const screen_opt_t *o)
                 cli_bytes(o->gpu_mem_limit, limit, sizeof limit));
         n_gpus = 0;
     }
-    /* -@ N: with N >= 4, a quarter of the threads decompress the inputs and the rest compress
-     * the outputs, each in its own pool: in one shared pool the reader's blocks wait behind the
-     * writer's (compression is the larger job), and the reader limits BAM runs (bench/e2e.sh:
-     * reading 1.8 -> 1.45 s for 8 M records on the H200 machine). */
-    int in_threads = o->threads >= 4 ? o->threads / 4 : 0, out_threads = o->threads - in_threads;
+    /* -@ N: the outputs are compressed by N threads, and with N >= 4 the inputs are
+     * decompressed by N/4 more, in a pool of their own: in one shared pool the reader's blocks
+     * wait behind the writer's (compression is the larger job), and the reader limits BAM runs
+     * (bench/e2e.sh: reading 1.8 -> 1.45 s for 8 M records on the H200 machine). Inflating costs
+     * a fifth of deflating, so the input threads are idle most of the time: taking them out of
+     * the N left the writer, the limit of compressed runs, with 3/4 of the cores. */
+    int in_threads = o->threads >= 4 ? o->threads / 4 : 0, out_threads = o->threads;
     if (out_threads > 1 || in_threads > 0) {
         if ((out_threads > 1 && !(s.pool.pool = hts_tpool_init(out_threads))) ||
             (in_threads > 0 && !(s.in_pool.pool = hts_tpool_init(in_threads)))) {
@@ -1177,13 +1179,16 @@ int screen_run(const screen_opt_t *o)
     s.encode &= slots > 0 || getenv("SBF_ENCODE") != NULL;   /* SBF_ENCODE: tests, on the CPU */
     /* Test and benchmark switches of the shipped binary: each one set is said on stderr and in
      * every summary. SBF_NULL_ENGINE changes the results (no k-mer is looked up); the encoder
-     * switches only choose which thread formats the records (the same bytes either way). */
+     * switches only choose which thread formats the records, SBF_NO_INPLACE which parser reads
+     * FASTQ (the same bytes either way). */
     static const struct {
         const char *name, *what;
     } switches[] = {
         {"SBF_NULL_ENGINE", "no k-mer is looked up: every read is 'none' (the pipeline's I/O ceiling, bench/e2e.sh)"},
         {"SBF_ENCODE", "the engine workers format the records on the CPU engine too (the same bytes; a test switch)"},
         {"SBF_NO_ENCODE", "the writer thread formats every record (the same bytes; a test switch)"},
+        {"SBF_NO_INPLACE", "FASTQ records are copied out by the general parser, not parsed in place (the same "
+                           "bytes; a test switch)"},
     };
     for (size_t i = 0; i < sizeof switches / sizeof switches[0]; ++i)
         if (getenv(switches[i].name)) {

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# inplace.sh -- plain FASTQ parsed in place (bam/sbf_reads.c, sbf_fastq_span) gives exactly what
-# the general parser gives. The oracle is the same file gzipped: compressed input always goes
-# through kseq's parser (bam/sbf_fastx.c), so every output file and every error message of the
-# plain run must equal the gzip run's, and `--stats` must say how many records each run parsed
-# in place (all of the plain ones, none of the gzip ones, some where the file changes form).
+# inplace.sh -- FASTQ parsed in place (bam/sbf_reads.c, sbf_fastq_span), plain, gzip (ISA-L) or
+# BGZF, gives exactly what the general parser gives. The oracle is the same plain file with
+# SBF_NO_INPLACE=1 (every record through kseq's parser, bam/sbf_fastx.c): every output file and
+# every error message must equal its, and `--stats` must say how many records each run parsed
+# in place (all, none for the oracle, some where the file changes form).
 # Inputs: reads cut from the genome slices of tests/data with every header form (comments after
 # a space or a tab, an empty comment, /1 /2 names), blocks crossed by small -K, a record larger
 # than a block, pairs whose files run at different speeds (records held back between batches),
@@ -14,6 +14,7 @@ set -u
 . "${srcdir:-$(cd "$(dirname "$0")" && pwd)}/tap.sh"
 cd "$work" || exit 1
 C=(--gpu none)
+if command -v bgzip > /dev/null; then BGZIP='bgzip -c'; else echo "Bail out! bgzip (tabix) is needed"; exit 1; fi
 
 for g in human ecoli; do
   zcat "$data/${g}_slice.fa.gz" | awk '!/^>/ { printf "%s", $0 } END { print "" }' > $g.seq
@@ -41,33 +42,40 @@ reads() {
 }
 stats_in_place() { sed -n 's/.*input: \([0-9]*\) of \([0-9]*\) records parsed in place.*/\1 of \2/p' "$1"; }
 
-# same NAME IN_PLAIN WANT_IN_PLACE [sbf args...]: the run on the plain file and on its gzip copy
-# (the oracle) write the same bytes and exit alike; the plain run parsed WANT records in place
-# ("all" for every record); stderr equal with the file names made alike
+# same NAME IN WANT [sbf args...]: IN as it is, gzipped (inflated by ISA-L where sbf has it) and
+# bgzipped, each parsed in place, writes the same bytes and exits as IN through the general
+# parser (SBF_NO_INPLACE: the oracle); each in-place run parsed WANT records in place ("all":
+# every record), the oracle none; after an error, the same message (file names made alike) and
+# no output left
 same() {
-  local name=$1 in=$2 want=$3
+  local name=$1 in=$2 want=$3 z
   shift 3
-  gzip -c "$in" > "$in.gz"
-  "$SBF" "$@" --stats -o plain.out "$in" > /dev/null 2> plain.err; local rp=$?
-  "$SBF" "$@" --stats -o gz.out "$in.gz" > /dev/null 2> gz.err; local rg=$?
-  local got; got=$(stats_in_place plain.err)
-  local total=${got#* of }
+  gzip -c "$in" > "$in.gz"; $BGZIP "$in" > "$in.bgz"
+  SBF_NO_INPLACE=1 "$SBF" "$@" --stats -o oracle.out "$in" > /dev/null 2> oracle.err; local ro=$?
+  local total; total=$(stats_in_place oracle.err); total=${total#* of }
   [ "$want" = all ] && want=$total
-  if [ $rp -ne $rg ]; then
-    not_ok "$name: the same exit status" "plain $rp, gzip $rg: $(tail -n 2 plain.err gz.err)"
-  elif [ $rp -eq 0 ] && ! cmp -s plain.out gz.out; then
-    not_ok "$name: the same output bytes" "$(cmp plain.out gz.out 2>&1 | head -n 1)"
-  elif [ $rp -eq 0 ] && [ "$got" != "$want of $total" ]; then
-    not_ok "$name: $want records parsed in place" "--stats says '$got'"
-  elif [ $rp -ne 0 ] && [ "$(grep -v 'stages\|limit:\|input:' plain.err)" != "$(grep -v 'stages\|limit:\|input:' gz.err | sed "s|$in.gz|$in|g")" ]; then
-    not_ok "$name: the same error message" "plain: $(head -n 1 plain.err)" "gzip: $(head -n 1 gz.err)"
-  elif [ $rp -ne 0 ] && { [ -e plain.out ] || [ -e gz.out ]; }; then
-    not_ok "$name: no output left after the error"
-  else
-    if [ $rp -eq 0 ]; then ok "$name: exit 0, the same output as the gzip copy's, $got parsed in place"
-    else ok "$name: exit $rp as the gzip copy, with the same message, nothing written"; fi
+  if [ $ro -eq 0 ] && [ "$(stats_in_place oracle.err)" != "0 of $total" ]; then
+    not_ok "$name: the oracle parsed nothing in place" "--stats says '$(stats_in_place oracle.err)'"; return
   fi
-  rm -f plain.out gz.out
+  for z in "" .gz .bgz; do
+    "$SBF" "$@" --stats -o got.out "$in$z" > /dev/null 2> got.err; local rg=$?
+    local got; got=$(stats_in_place got.err)
+    if [ $rg -ne $ro ]; then
+      not_ok "$name ($in$z): exit $ro as the oracle" "exit $rg: $(grep -v 'stages\|limit:\|input:\|notice' got.err | head -n 2)"; return
+    elif [ $ro -eq 0 ] && ! cmp -s got.out oracle.out; then
+      not_ok "$name ($in$z): the same bytes as the oracle" "$(cmp got.out oracle.out 2>&1 | head -n 1)"; return
+    elif [ $ro -eq 0 ] && [ "$got" != "$want of $total" ]; then
+      not_ok "$name ($in$z): $want of $total records parsed in place" "--stats says '$got'"; return
+    elif [ $ro -ne 0 ] && [ "$(grep -v 'stages\|limit:\|input:\|notice' got.err | sed "s|$in$z|$in|g")" != "$(grep -v 'stages\|limit:\|input:\|notice' oracle.err)" ]; then
+      not_ok "$name ($in$z): the oracle's message" "got: $(head -n 1 got.err)" "oracle: $(grep -v notice oracle.err | head -n 1)"; return
+    elif [ $ro -ne 0 ] && { [ -e got.out ] || [ -e oracle.out ]; }; then
+      not_ok "$name ($in$z): no output left after the error"; return
+    fi
+    rm -f got.out
+  done
+  rm -f oracle.out
+  if [ $ro -eq 0 ]; then ok "$name: plain, gzip and BGZF in place write the oracle's bytes, $want of $total records in place"
+  else ok "$name: plain, gzip and BGZF exit $ro with the oracle's message, nothing written"; fi
 }
 
 # ---- the plain form --------------------------------------------------------------------------------
@@ -92,21 +100,23 @@ reads 3000 5 250 2 > p_2.fq
 gzip -c p_1.fq > p_1.fq.gz; gzip -c p_2.fq > p_2.fq.gz
 for K in 16M 5K; do
   "$SBF" classify "${C[@]}" -x idx.sbf -K $K --stats -O fastq -1 a1.fq -2 a2.fq p_1.fq p_2.fq 2> a.err; ra=$?
-  "$SBF" classify "${C[@]}" -x idx.sbf -K $K -O fastq -1 b1.fq -2 b2.fq p_1.fq.gz p_2.fq.gz 2> b.err; rb=$?
-  if [ $ra -ne 0 ] || [ $rb -ne 0 ]; then
-    not_ok "pairs -K $K: exit 0" "$(cat a.err b.err | head -n 3)"
-  elif ! cmp -s a1.fq b1.fq || ! cmp -s a2.fq b2.fq; then
-    not_ok "pairs -K $K: both mate files as the gzip run writes them"
-  elif [ "$(stats_in_place a.err)" != "6000 of 6000" ] || [ "$(wc -l < a2.fq)" -ne 12000 ]; then
+  "$SBF" classify "${C[@]}" -x idx.sbf -K $K --stats -O fastq -1 z1.fq -2 z2.fq p_1.fq.gz p_2.fq.gz 2> z.err; rz=$?
+  SBF_NO_INPLACE=1 "$SBF" classify "${C[@]}" -x idx.sbf -K $K -O fastq -1 b1.fq -2 b2.fq p_1.fq p_2.fq 2> b.err; rb=$?
+  if [ $ra -ne 0 ] || [ $rb -ne 0 ] || [ $rz -ne 0 ]; then
+    not_ok "pairs -K $K: exit 0" "$(cat a.err z.err b.err | grep -v notice | head -n 3)"
+  elif ! cmp -s a1.fq b1.fq || ! cmp -s a2.fq b2.fq || ! cmp -s z1.fq b1.fq || ! cmp -s z2.fq b2.fq; then
+    not_ok "pairs -K $K: both mate files as the oracle writes them (plain and gzip input)"
+  elif [ "$(stats_in_place a.err)" != "6000 of 6000" ] || [ "$(stats_in_place z.err)" != "6000 of 6000" ] ||
+       [ "$(wc -l < a2.fq)" -ne 12000 ]; then
     not_ok "pairs -K $K: every record parsed in place and written" "$(stats_in_place a.err), $(wc -l < a2.fq) lines"
   else
-    ok "pairs -K $K (records held back between batches): both mate files as the gzip run's, 6000 in place"
+    ok "pairs -K $K (records held back between batches): plain and gzip mates as the oracle's, 6000 in place"
   fi
 done
 
 # ---- standard input (a pipe: reads return less than asked) ---------------------------------------------
 "$SBF" classify "${C[@]}" -x idx.sbf -K 2K -O fastq --stats - < <(cat plain.fq) > stdin.out 2> stdin.err
-"$SBF" classify "${C[@]}" -x idx.sbf -K 2K -O fastq plain.fq.gz > gzin.out 2> /dev/null
+SBF_NO_INPLACE=1 "$SBF" classify "${C[@]}" -x idx.sbf -K 2K -O fastq plain.fq > gzin.out 2> /dev/null
 check "standard input through a pipe: the same bytes" cmp -s stdin.out gzin.out
 check "... all 6000 records parsed in place" [ "$(stats_in_place stdin.err)" = "6000 of 6000" ]
 
@@ -130,5 +140,28 @@ same "a file cut inside its last record" trunc.fq 39 classify "${C[@]}" -x idx.s
 same "a FASTA record after FASTQ ones" mixed.fq 40 classify "${C[@]}" -x idx.sbf -O fastq
 printf '@only\n' > headonly.fq
 same "a header alone" headonly.fq 0 classify "${C[@]}" -x idx.sbf -O fastq
+
+# ---- gzip streams: several members, truncated, corrupt ----------------------------------------------
+gzip -c head.fq > hh.gz; gzip -c tail.fq > tt.gz; cat hh.gz tt.gz > members.fq.gz; cat head.fq tail.fq > members.fq
+"$SBF" classify "${C[@]}" -x idx.sbf -O fastq --stats -o members.out members.fq.gz 2> members.err
+SBF_NO_INPLACE=1 "$SBF" classify "${C[@]}" -x idx.sbf -O fastq -o members.oracle members.fq 2> /dev/null
+check "gzip of two members (concatenated files): every record, as the oracle" cmp -s members.out members.oracle
+check "... 80 of 80 records in place" [ "$(stats_in_place members.err)" = "80 of 80" ]
+head -c -100 plain.fq.gz > cut.fq.gz
+size=$(stat -c %s plain.fq.gz); { head -c $((size / 2)) plain.fq.gz; printf '\377\377\377\377'; tail -c +$((size / 2 + 5)) plain.fq.gz; } > bad.fq.gz
+for f in cut bad; do
+  for mode in "in place" oracle; do
+    if [ "$mode" = oracle ]; then e=(env SBF_NO_INPLACE=1); else e=(env); fi
+    "${e[@]}" "$SBF" classify "${C[@]}" -x idx.sbf -O fastq -o $f.out $f.fq.gz 2> $f.err; r=$?
+    # cut: the stream ends early; bad: garbage inflated before the checksum fails may first make
+    # a record that does not parse (an error naming the file either way)
+    if [ $f = cut ]; then want="$f.fq.gz: read error or truncated compressed data after [0-9]* records"; else want="^sbf classify: $f.fq.gz: "; fi
+    if [ $r -eq 1 ] && grep -q "$want" $f.err && [ ! -e $f.out ]; then
+      ok "gzip $([ $f = cut ] && echo 'cut 100 bytes short' || echo 'with 4 bytes overwritten') ($mode): exit 1, an error naming the file, no output"
+    else
+      not_ok "gzip $f ($mode): exit 1 and the message" "exit $r: $(grep -v notice $f.err | head -n 2)"
+    fi
+  done
+done
 
 tap_end

@@ -1,15 +1,18 @@
-/* test_fastx.c -- sbf's FASTA/FASTQ parser (bam/sbf_fastx.c) against htslib's kseq, which it
+/* test_fastx.c -- sbf's FASTA/FASTQ parser (bam/sbf_fastx.c), and its in-place path for plain
+ * FASTQ (sbf_fastq_span, then the parser primed with the rest), against htslib's kseq, which it
  * replaces for speed: on hand-made edge cases, on random mutations of them, and on every input
  * of the read-input fuzzer's corpus (tests/fuzz/corpus/fuzz_reads, named by FUZZ_CORPUS, which
  * `make check` sets; without it that case is skipped), both must return the same codes and the
  * same name, comment, sequence and quality strings, record for record, whatever buffer
- * boundaries the data falls on. */
+ * boundaries the data falls on. And the tags' numbers (sbf_numfmt.c) against printf. */
 #include <dirent.h>
+#include <math.h>
 #include <sys/stat.h>
 
 #include "testutil.h"
 
 #include "fuzz/fastx_diff.h"
+#include "../bam/sbf_numfmt.h"
 
 /* Both parsers over data; fails the test at the first difference. Returns the records read. */
 static int compare(const char *data, size_t len, unsigned piece)
@@ -18,6 +21,11 @@ static int compare(const char *data, size_t len, unsigned piece)
     int records = fastx_diff(data, len, piece, 1 << 30, why, sizeof why);
     if (records < 0)
         fail_msg("%s", why);
+    /* the in-place path too, handing over with a few bytes primed or all of them */
+    int in_place = fastx_diff_span(data, len, piece % 2 ? piece : len, piece, 1 << 30, why, sizeof why);
+    if (in_place < 0)
+        fail_msg("in place: %s", why);
+    assert_int_equal(in_place, records);
     return records;
 }
 
@@ -133,6 +141,47 @@ static void test_fuzz_corpus(void **state)
     assert_true(files > 100);
 }
 
+/* The tags' numbers (bam/sbf_numfmt.c) are printf's, byte for byte: floats of every kind
+ * (raw bit patterns, decimals, scores as the rule makes them) and the edges of its rules. */
+static void test_numfmt(void **state)
+{
+    (void)state;
+    test_seed(13);
+    char a[SBF_FMT_G_MAX], b[64];
+    long differ = 0;
+    for (long i = 0; i < 3000000; ++i) {
+        uint64_t r = test_rand();
+        float f;
+        switch (i % 4) {
+        case 0: { uint32_t u = (uint32_t)r; memcpy(&f, &u, sizeof f); break; }
+        case 1: f = (float)((double)(r % 100000000) / 1000.0); break;
+        case 2: f = (float)((double)(r % 1000000) / pow(10, (double)((r >> 40) % 12))); break;
+        default: f = (float)(-log10((double)(r % 1000000 + 1) / 1e6) * (double)((r >> 33) % 50)); break;
+        }
+        int la = sbf_fmt_g(a, f), lb = snprintf(b, sizeof b, "%g", (double)f);
+        if (la != lb || strcmp(a, b)) {
+            if (differ++ < 5)
+                print_message("%.17g: %s, printf %s\n", (double)f, a, b);
+        }
+    }
+    const double edge[] = {0, -0.0, 0.5, 1.5, 2.5, 0.00015, 0.000125, 999999.5, 999999.4, 99999.95, 1e-4, 9.999995,
+                           0.1, 100000, 123456.5, 1234565, 0.0001, 999999, 1e5, 12345.65, -3.25, 1e-5, 1e300, INFINITY,
+                           -INFINITY, NAN, 0.30000001192092896, 3.0, 300};
+    for (size_t i = 0; i < sizeof edge / sizeof *edge; ++i) {
+        sbf_fmt_g(a, edge[i]);
+        snprintf(b, sizeof b, "%g", edge[i]);
+        if (strcmp(a, b) && differ++ < 10)
+            print_message("%.17g: %s, printf %s\n", edge[i], a, b);
+    }
+    assert_int_equal(differ, 0);
+    const uint32_t u[] = {0, 1, 9, 10, 99, 100, 4294967295u, 1000000000, 123456789};
+    for (size_t i = 0; i < sizeof u / sizeof *u; ++i) {
+        int la = sbf_fmt_u32(a, u[i]), lb = snprintf(b, sizeof b, "%u", u[i]);
+        assert_int_equal(la, lb);
+        assert_string_equal(a, b);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -140,6 +189,7 @@ int main(void)
         cmocka_unit_test(test_mutations),
         cmocka_unit_test(test_large_input),
         cmocka_unit_test(test_fuzz_corpus),
+        cmocka_unit_test(test_numfmt),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

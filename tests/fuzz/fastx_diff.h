@@ -71,4 +71,65 @@ static int fastx_diff(const char *data, size_t len, size_t piece, int max_record
     return differ ? -1 : records;
 }
 
+/* The in-place path of sbf_reads.c against kseq: records taken with sbf_fastq_span() while
+ * they have the plain form, then, from the first that has not (or that the data ends inside),
+ * sbf_fastx_read() primed with the first `prime` bytes left and reading the rest in pieces of
+ * `piece` bytes. The same contract as fastx_diff(). */
+static int fastx_diff_span(const char *data, size_t len, size_t prime, size_t piece, int max_records, char *why,
+                           size_t why_size)
+{
+    fastx_mem_t a = {data, len, 0, 1u << 30}, rest = {data, len, 0, piece};
+    kseq_t *ks = kseq_init(&a);
+    sbf_fastx_t *fx = NULL;
+    size_t pos = 0;
+    int records = 0, differ = !ks;
+    if (differ)
+        snprintf(why, why_size, "out of memory");
+    while (!differ && records < max_records) {
+        int r1 = kseq_read(ks), r2;
+        kstring_t name = {0, 0, NULL}, comment = name, seq = name, qual = name;
+        sbf_fastq_span_t sp;
+        if (!fx && pos < len && sbf_fastq_span(data + pos, len - pos, &sp) > 0) {
+            const char *p = data + pos;
+            name = (kstring_t){sp.name_len, 0, (char *)p + 1};
+            comment = (kstring_t){sp.comment_len, 0, (char *)p + sp.comment};
+            seq = (kstring_t){sp.seq_len, 0, (char *)p + sp.seq};
+            qual = (kstring_t){sp.seq_len, 0, (char *)p + sp.qual};
+            r2 = (int)sp.seq_len;
+            pos += sp.size;
+        } else if (!fx && pos == len) {
+            r2 = -1;
+        } else {
+            if (!fx) {   /* kseq's parser takes over at pos, as leave_in_place() hands it over */
+                size_t k = len - pos < prime ? len - pos : prime;
+                rest.at = pos + k;
+                if (!(fx = sbf_fastx_init(fastx_mem_read, &rest)) || sbf_fastx_prime(fx, data + pos, k) < 0) {
+                    snprintf(why, why_size, "out of memory");
+                    differ = 1;
+                    break;
+                }
+            }
+            r2 = sbf_fastx_read(fx);
+            name = fx->name, comment = fx->comment, seq = fx->seq, qual = fx->qual;
+        }
+        if (r1 != r2) {
+            snprintf(why, why_size, "record %d: kseq returns %d, in place %d (%s)", records, r1, r2,
+                     fx ? "after the hand-over" : "parsed in place");
+            differ = 1;
+        } else if (r1 < 0) {
+            break;
+        } else if (!fastx_same(&ks->name, &name) || !fastx_same(&ks->comment, &comment) ||
+                   !fastx_same(&ks->seq, &seq) || !fastx_same(&ks->qual, &qual)) {
+            snprintf(why, why_size, "record %d ('%s'): the strings differ (%s)", records, ks->name.s ? ks->name.s : "",
+                     fx ? "after the hand-over" : "parsed in place");
+            differ = 1;
+        } else {
+            ++records;
+        }
+    }
+    kseq_destroy(ks);
+    sbf_fastx_destroy(fx);
+    return differ ? -1 : records;
+}
+
 #endif
