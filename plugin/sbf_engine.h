@@ -1,6 +1,7 @@
-/* sbf_engine.h -- inside libsbf: which engine answers an index's queries. An index holds no
- * GPU copy (the CPU engine) or one copy per device given to sbf_index_use_gpus(); the pipeline
- * (sbf_pipeline.c) gives each of its workers one copy, so batches run on every device at once. */
+/* sbf_engine.h -- inside libsbf: which engine answers an index's queries (sbf_engine.c). An index
+ * holds no GPU copy (the CPU engine) or one copy per device given to sbf_index_use_gpus(); the
+ * pipeline (sbf_pipeline.c) gives each of its workers one copy, so batches run on every device at
+ * once. The public API (sbf_api.c) is thin wrappers over these. */
 #ifndef SBF_ENGINE_H
 #define SBF_ENGINE_H
 
@@ -14,6 +15,17 @@
 
 /* GPU copies of the index: 0 when its queries run on the CPU. */
 int sbf_engine_slots(const sbf_index_t *idx);
+
+/* sbf_index_use_gpus(): one GPU copy of idx per device (devices NULL: 0 to n-1), replacing any
+ * it had; on error idx keeps the copies it had. The copies (idx->accel) are a type only the
+ * engine knows, so the public API makes, drops and reads them only through these three. */
+int sbf_engine_use_gpus(sbf_index_t *idx, int n, const int *devices);
+/* Frees idx's GPU copies: its queries run on the CPU engine again
+ * (sbf_index_use_gpu(SBF_GPU_NONE)). */
+void sbf_engine_drop_gpus(sbf_index_t *idx);
+/* The devices of idx's GPU copies, up to max of them into devices (may be NULL); returns how
+ * many copies there are, 0 for the CPU engine (sbf_index_gpus(), sbf_index_gpu()). */
+int sbf_engine_gpus(const sbf_index_t *idx, int *devices, int max);
 
 /* Query n reads, ASCII (seqs) or BAM 4-bit (packed, seqs NULL), on GPU copy `slot` (taken
  * modulo the copies), or on the CPU engine with `threads` threads when slot < 0 or the index
@@ -32,6 +44,17 @@ typedef struct {
 } sbf_engine_batch_t;
 
 #define SBF_ENGINE_ANY (-2)   /* slot: every GPU copy (large calls split), as sbf_query() */
+
+/* What sbf_query() and sbf_query_nt16() run (they take no slot): a large call on every GPU copy
+ * at once (one part per device, from 65,536 reads per device), a small one on the copies in
+ * turn, or the CPU engine with `threads` threads when the index has no copy. The slot
+ * SBF_ENGINE_ANY of sbf_engine_query_reads(). threads < 1 is SBF_E_PARAM. */
+int sbf_engine_query_any(const sbf_index_t *idx, size_t n, const char *const *seqs, const uint8_t *const *packed,
+                         const size_t *lens, uint32_t *kmers, uint32_t *hits, int threads);
+
+/* sbf_query_kmers(): which k-mers of one sequence target's filter holds, on the first GPU copy
+ * or the CPU engine; kept here because it reads the GPU copies. */
+int sbf_engine_query_kmers(const sbf_index_t *idx, int target, const char *seq, size_t len, uint8_t *present);
 
 /* Query n reads (ASCII seqs, or packed) for classification with mask_lowcomp: per-read
  * kmers[n] and hits[n x targets] as sbf_query(), of the masked reads; *seg gets the segments

@@ -1,0 +1,334 @@
+/* sbf_engine.c -- the query engine behind sbf_engine.h: the CPU engine (query threads), the GPU
+ * copies of an index (sbf_index_use_gpus), blocking queries split over every copy, the reads of a
+ * classification batch as the engine sees them, and the chances that scoring needs. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../filters/sbf_classify.h"
+#include "../filters/sbf_error.h"
+#include "../filters/sbf_index.h"
+#include "../filters/sbf_kmer.h"
+#include "../filters/sbf_lowcomp.h"
+#include "../filters/sbf_mem.h"
+#include "../gpu/sbf_gpu.h"
+#include "sbf.h"
+#include "sbf_engine.h"
+
+typedef struct {
+    const sbf_index_t *idx;
+    size_t n;
+    const char *const *seqs;       /* ASCII sequences, or NULL when packed is given */
+    const uint8_t *const *packed;  /* BAM 4-bit sequences (sbf_query_nt16), or NULL */
+    const size_t *lens;
+    uint32_t *kmers, *hits;
+    size_t next;   /* next block of sequences, taken atomically */
+    int status;
+} query_job_t;
+
+#define QUERY_BLOCK 64u
+
+static void *query_worker(void *arg)
+{
+    query_job_t *job = arg;
+    const int R = job->idx->n_targets;
+    sbf_scan_t *sc = malloc(sizeof *sc);
+    uint64_t *hits = malloc((size_t)R * sizeof *hits);
+    if (!sc || !hits) {
+        __atomic_store_n(&job->status, SBF_E_NOMEM, __ATOMIC_RELAXED);
+        free(sc);
+        free(hits);
+        return NULL;
+    }
+    for (;;) {
+        size_t first = __atomic_fetch_add(&job->next, QUERY_BLOCK, __ATOMIC_RELAXED);
+        if (first >= job->n)
+            break;
+        size_t last = first + QUERY_BLOCK < job->n ? first + QUERY_BLOCK : job->n;
+        for (size_t i = first; i < last; ++i) {
+            uint64_t nk;
+            if (job->packed)
+                sbf_query_seq_nt16(job->idx, sc, job->packed[i], job->lens[i], &nk, hits);
+            else
+                sbf_query_seq(job->idx, sc, sbf_nt4_ascii, (const uint8_t *)job->seqs[i], job->lens[i], &nk, hits, NULL);
+            job->kmers[i] = (uint32_t)nk;
+            for (int r = 0; r < R; ++r)
+                job->hits[i * (size_t)R + (size_t)r] = (uint32_t)hits[r];
+        }
+    }
+    free(sc);
+    free(hits);
+    return NULL;
+}
+
+/* The GPU copies of an index: one per device given to sbf_index_use_gpus(). */
+typedef struct {
+    int n;
+    int device[SBF_MAX_GPUS];
+    sbf_gpu_index_t *index[SBF_MAX_GPUS];
+    unsigned next;   /* round robin of small blocking queries over the copies */
+} gpu_copies_t;
+
+static void gpu_copies_free(void *p)
+{
+    gpu_copies_t *c = p;
+    for (int i = 0; i < c->n; ++i)
+        sbf_gpu_index_free(c->index[i]);
+    free(c);
+}
+
+int sbf_engine_use_gpus(sbf_index_t *idx, int n, const int *devices)
+{
+    int have = sbf_gpu_count();
+    if (n < 1 || n > SBF_MAX_GPUS)
+        return sbf_error(SBF_E_PARAM, "%d GPUs: between 1 and %d can be used", n, SBF_MAX_GPUS);
+    if (have == 0)
+        return sbf_error(SBF_E_PARAM, "no CUDA device is usable (no GPU, no driver, or sbf built without CUDA)");
+    gpu_copies_t *c = calloc(1, sizeof *c);
+    if (!c)
+        return sbf_error(SBF_E_NOMEM, "out of memory");
+    for (int i = 0; i < n; ++i) {
+        int d = devices ? devices[i] : i;
+        int rc = SBF_OK;
+        if (d < 0 || d >= have)
+            rc = sbf_error(SBF_E_PARAM, "no GPU number %d (devices 0 to %d are present)", d, have - 1);
+        for (int j = 0; j < i && rc == SBF_OK; ++j)
+            if (c->device[j] == d)
+                rc = sbf_error(SBF_E_PARAM, "GPU %d is listed twice", d);
+        if (rc == SBF_OK)
+            rc = sbf_gpu_index_upload(d, idx, &c->index[i]);
+        if (rc != SBF_OK) {
+            gpu_copies_free(c);
+            return rc;
+        }
+        c->device[i] = d;
+        c->n = i + 1;
+    }
+    if (idx->accel && idx->accel_free)
+        idx->accel_free(idx->accel);
+    idx->accel = c;
+    idx->accel_free = gpu_copies_free;
+    return SBF_OK;
+}
+
+void sbf_engine_drop_gpus(sbf_index_t *idx)
+{
+    if (idx->accel && idx->accel_free)
+        idx->accel_free(idx->accel);
+    idx->accel = NULL;
+}
+
+int sbf_engine_gpus(const sbf_index_t *idx, int *devices, int max)
+{
+    const gpu_copies_t *c = idx->accel;
+    if (!c)
+        return 0;
+    for (int i = 0; devices && i < c->n && i < max; ++i)
+        devices[i] = c->device[i];
+    return c->n;
+}
+
+int sbf_engine_slots(const sbf_index_t *idx)
+{
+    return idx->accel ? ((const gpu_copies_t *)idx->accel)->n : 0;
+}
+
+/* The CPU engine: job's sequences over up to `threads` threads, the caller's included. */
+static int run_query_job(query_job_t *job, int threads)
+{
+    size_t blocks = (job->n + QUERY_BLOCK - 1) / QUERY_BLOCK;
+    if ((size_t)threads > blocks)
+        threads = blocks ? (int)blocks : 1;
+    pthread_t tid[threads > 1 ? threads - 1 : 1];
+    int started = 0;
+    while (started < threads - 1 && pthread_create(&tid[started], NULL, query_worker, job) == 0)
+        ++started;
+    query_worker(job);   /* the caller works too; if a thread failed to start, others do more */
+    for (int i = 0; i < started; ++i)
+        pthread_join(tid[i], NULL);
+    if (job->status != SBF_OK)
+        return sbf_error(job->status, "out of memory in a query thread");
+    return SBF_OK;
+}
+
+/* One query on GPU copy `slot` of the index, or on the CPU engine (slot < 0 or no copy). */
+int sbf_engine_query(const sbf_index_t *idx, int slot, size_t n, const char *const *seqs,
+                     const uint8_t *const *packed, const size_t *lens, uint32_t *kmers, uint32_t *hits, int threads)
+{
+    const gpu_copies_t *c = idx->accel;
+    if (c && slot >= 0) {
+        sbf_gpu_index_t *g = c->index[slot % c->n];
+        return packed ? sbf_gpu_query_nt16(g, n, packed, lens, kmers, hits) : sbf_gpu_query(g, n, seqs, lens, kmers, hits);
+    }
+    query_job_t job = {idx, n, seqs, packed, lens, kmers, hits, 0, SBF_OK};
+    return run_query_job(&job, threads);
+}
+
+/* A blocking query over every GPU copy: large calls are cut in one part per device, run at
+ * once (one thread each); small ones go to the copies in turn. */
+typedef struct {
+    const sbf_index_t *idx;
+    int slot;
+    size_t first, n;
+    const char *const *seqs;
+    const uint8_t *const *packed;
+    const size_t *lens;
+    uint32_t *kmers, *hits;
+    int status;
+    char error[256];
+} gpu_part_t;
+
+static void *gpu_part_run(void *arg)
+{
+    gpu_part_t *p = arg;
+    const size_t R = (size_t)p->idx->n_targets;
+    p->status = sbf_engine_query(p->idx, p->slot, p->n, p->seqs ? p->seqs + p->first : NULL,
+                                 p->packed ? p->packed + p->first : NULL, p->lens + p->first, p->kmers + p->first,
+                                 p->hits + p->first * R, 1);
+    if (p->status != SBF_OK)
+        snprintf(p->error, sizeof p->error, "%s", sbf_error_message());
+    return NULL;
+}
+
+#define GPU_SPLIT_MIN 65536u   /* reads per device below which one device answers a call */
+
+int sbf_engine_query_any(const sbf_index_t *idx, size_t n, const char *const *seqs, const uint8_t *const *packed,
+                         const size_t *lens, uint32_t *kmers, uint32_t *hits, int threads)
+{
+    if (threads < 1)
+        return sbf_error(SBF_E_PARAM, "thread count %d must be at least 1", threads);
+    gpu_copies_t *c = idx->accel;
+    if (!c)
+        return sbf_engine_query(idx, -1, n, seqs, packed, lens, kmers, hits, threads);
+    int parts = (int)(n / GPU_SPLIT_MIN);
+    parts = parts > c->n ? c->n : parts;
+    if (parts <= 1)
+        return sbf_engine_query(idx, (int)(__atomic_fetch_add(&c->next, 1u, __ATOMIC_RELAXED) % (unsigned)c->n), n,
+                                seqs, packed, lens, kmers, hits, 1);
+    gpu_part_t part[SBF_MAX_GPUS];
+    pthread_t tid[SBF_MAX_GPUS];
+    int started[SBF_MAX_GPUS] = {0};
+    for (int i = 0; i < parts; ++i) {
+        size_t a = n * (size_t)i / (size_t)parts, b = n * (size_t)(i + 1) / (size_t)parts;
+        part[i] = (gpu_part_t){idx, i, a, b - a, seqs, packed, lens, kmers, hits, SBF_OK, ""};
+        if (i > 0)
+            started[i] = pthread_create(&tid[i], NULL, gpu_part_run, &part[i]) == 0;
+    }
+    gpu_part_run(&part[0]);
+    for (int i = 1; i < parts; ++i) {
+        if (started[i])
+            pthread_join(tid[i], NULL);
+        else
+            gpu_part_run(&part[i]);   /* no thread: the caller runs the part itself */
+    }
+    for (int i = 0; i < parts; ++i)
+        if (part[i].status != SBF_OK)
+            return sbf_error(part[i].status, "%s", part[i].error);
+    return SBF_OK;
+}
+
+int sbf_engine_query_reads(const sbf_index_t *idx, int slot, size_t n, const char *const *seqs,
+                           const uint8_t *const *packed, const size_t *lens, unsigned mask_lowcomp,
+                           sbf_engine_batch_t *eb, uint32_t *kmers, uint32_t *hits, int threads,
+                           const sbf_segments_t **seg)
+{
+    const size_t R = (size_t)idx->n_targets;
+    const char *const *vs;
+    const uint8_t *const *vp;
+    *seg = NULL;
+    int rc = sbf_lowcomp_batch(&eb->mask, mask_lowcomp, n, seqs, packed, lens, &vs, &vp);
+    if (rc == SBF_OK)
+        rc = sbf_units_make(&eb->units, n, vs, vp, lens, (unsigned)idx->params.k);
+    if (rc != SBF_OK)
+        return rc;
+    const sbf_units_t *u = &eb->units;
+    const int whole = !u->segmented;
+    const size_t m = whole ? n : u->n_units;
+    const size_t *ql = whole ? lens : u->lens;
+    const char *const *qs = vs ? (whole ? vs : u->seqs) : NULL;
+    const uint8_t *const *qp = vp ? (whole ? vp : u->packed) : NULL;
+    uint32_t *qk = kmers, *qh = hits;
+    if (!whole) {
+        if ((rc = sbf_reserve(&eb->ukmers, &eb->cap_ukmers, m, sizeof *eb->ukmers)) != SBF_OK ||
+            (rc = sbf_reserve(&eb->uhits, &eb->cap_uhits, m * (R ? R : 1), sizeof *eb->uhits)) != SBF_OK)
+            return rc;
+        qk = eb->ukmers;
+        qh = eb->uhits;
+    }
+    rc = slot == SBF_ENGINE_ANY ? sbf_engine_query_any(idx, m, qs, qp, ql, qk, qh, threads)
+                                : sbf_engine_query(idx, slot, m, qs, qp, ql, qk, qh, threads);
+    if (rc != SBF_OK || whole)
+        return rc;
+    eb->seg = (sbf_segments_t){u->start, u->start + 1, eb->ukmers, eb->uhits};
+    sbf_segments_gather(&eb->seg, n, (int)R, kmers, hits);
+    *seg = &eb->seg;
+    return SBF_OK;
+}
+
+void sbf_engine_batch_free(sbf_engine_batch_t *eb)
+{
+    if (!eb)
+        return;
+    sbf_lowcomp_batch_free(&eb->mask);
+    sbf_units_free(&eb->units);
+    free(eb->ukmers);
+    free(eb->uhits);
+    memset(eb, 0, sizeof *eb);
+}
+
+int sbf_engine_query_kmers(const sbf_index_t *idx, int target, const char *seq, size_t len, uint8_t *present)
+{
+    if (target < 0 || target >= idx->n_targets)
+        return sbf_error(SBF_E_PARAM, "no target number %d (the index has %d)", target, idx->n_targets);
+    const size_t k = (size_t)idx->params.k;
+    if (len < k)
+        return SBF_OK;
+    if (idx->accel)
+        return sbf_gpu_query_kmers(((const gpu_copies_t *)idx->accel)->index[0], target, seq, len, present);
+    const int R = idx->n_targets;
+    sbf_scan_t *sc = malloc(sizeof *sc);
+    uint64_t *hits = malloc((size_t)R * sizeof *hits);
+    uint8_t *all = malloc((len - k + 1) * (size_t)R);
+    int rc = SBF_OK;
+    if (!sc || !hits || !all) {
+        rc = sbf_error(SBF_E_NOMEM, "out of memory");
+    } else {
+        uint64_t nk;
+        sbf_query_seq(idx, sc, sbf_nt4_ascii, (const uint8_t *)seq, len, &nk, hits, all);
+        memcpy(present, all + (size_t)target * (len - k + 1), len - k + 1);
+    }
+    free(sc);
+    free(hits);
+    free(all);
+    return rc;
+}
+
+/* ---- classification ---- */
+
+int sbf_engine_chance(const sbf_index_t *idx, double *fpr, double *clump)
+{
+    const double *c = sbf_idx_clumps(idx);   /* computed once per index, not per call */
+    if (!c)
+        return sbf_error(SBF_E_NOMEM, "out of memory");
+    for (int t = 0; t < idx->n_targets; ++t) {
+        fpr[t] = idx->targets[t].predicted_fpr;
+        clump[t] = c[t];
+    }
+    return SBF_OK;
+}
+
+int sbf_engine_scorer(const sbf_index_t *idx, const sbf_classify_opt_t *opt, sbf_scorer_t *scorer)
+{
+    int rc = sbf_classify_opt_check(opt);
+    if (rc != SBF_OK)
+        return rc;
+    const int R = idx->n_targets;
+    double *fpr = malloc(2 * (size_t)(R > 0 ? R : 1) * sizeof *fpr);
+    if (!fpr)
+        return sbf_error(SBF_E_NOMEM, "out of memory");
+    if ((rc = sbf_engine_chance(idx, fpr, fpr + R)) == SBF_OK)
+        rc = sbf_scorer_init(scorer, opt, R, fpr, fpr + R);
+    free(fpr);
+    return rc;
+}
