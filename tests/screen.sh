@@ -187,7 +187,8 @@ check "--stats: the limiting stage named, with a remedy" grep -Eq "^sbf classify
 
 # ---- records encoded by the engine workers (the GPU path; SBF_ENCODE=1 forces it on the CPU
 # engine) are byte for byte those the writer formats itself -------------------------------------
-for spec in "enc.bam:in2.bam" "enc.fq.gz:r1.fq r2.fq" "enc.fq:r1.fq r2.fq" "enc.bam:r1.fq r2.fq"; do
+# (out.bam is tagged already: its tags are replaced, not appended, on both paths)
+for spec in "enc.bam:in2.bam" "enc.fq.gz:r1.fq r2.fq" "enc.fq:r1.fq r2.fq" "enc.bam:r1.fq r2.fq" "enc.bam:out.bam"; do
   out=${spec%%:*} ins=${spec#*:}
   # enc.bam is written twice in this loop: a run that fails (and so skips the other) must not
   # leave the previous pass's files to compare
