@@ -79,13 +79,27 @@ static void swap_reads(sbf_read_t *a, sbf_read_t *b)
     *b = t;
 }
 
-/* Room for `need` record slots in *r (of *cap): new slots are empty records. */
+/* Room for `need` record slots in *r (of *cap): new slots are empty records. The slots are
+ * cache-line aligned (a record is two lines): the two mate files' threads fill slots 2k and
+ * 2k + 1 side by side, and slots sharing a line made the two cores fight over it. */
+_Static_assert(sizeof(sbf_read_t) % 64 == 0, "a record slot is whole cache lines");
+
 static int reserve_reads(sbf_read_t **r, size_t *cap, size_t need)
 {
-    const size_t old = *cap;
-    if (sbf_reserve(r, cap, need, sizeof **r) != SBF_OK)
+    if (need <= *cap)
+        return SBF_OK;
+    size_t c = *cap ? *cap : 256;
+    while (c < need)
+        c *= 2;
+    void *p = NULL;
+    if (posix_memalign(&p, 64, c * sizeof **r) != 0)
         return sbf_error(SBF_E_NOMEM, "out of memory for a batch of %zu reads", need);
-    memset(*r + old, 0, (*cap - old) * sizeof **r);
+    if (*cap)
+        memcpy(p, *r, *cap * sizeof **r);
+    memset((sbf_read_t *)p + *cap, 0, (c - *cap) * sizeof **r);
+    free(*r);
+    *r = p;
+    *cap = c;
     return SBF_OK;
 }
 
@@ -230,14 +244,8 @@ static int fill_interleaved(sbf_input_t *in, sbf_batch_t *b, uint64_t max_bases)
 
 static int reserve_pairs(sbf_batch_t *b, size_t pairs)
 {
-    if (b->cap_reads < 2 * pairs) {
-        sbf_read_t *r = realloc(b->reads, 2 * pairs * sizeof *r);
-        if (!r)
-            return -1;
-        memset(r + b->cap_reads, 0, (2 * pairs - b->cap_reads) * sizeof *r);
-        b->reads = r;
-        b->cap_reads = 2 * pairs;
-    }
+    if (reserve_reads(&b->reads, &b->cap_reads, 2 * pairs) != SBF_OK)
+        return -1;
     if (b->cap_frags < pairs) {
         sbf_frag_t *f = realloc(b->frags, pairs * sizeof *f);
         if (!f)

@@ -40,6 +40,12 @@ timed() {
     local label=$1 t0 all=()
     shift
     for ((r = 0; r < runs; ++r)); do
+        # every run writes new files on a clean page cache: replacing a file (cat's truncation,
+        # sbf's rename of its temporary file) makes ext4 flush its data at close, and the
+        # previous run's dirty pages throttle the next one's writes; both made runs of the same
+        # command 2x apart
+        rm -f -- $OUTPUTS
+        sync
         t0=$(now)
         "$@" 2> "$label.err" || { echo "e2e: $label failed: $(tail -n 3 "$label.err")"; secs=NaN; return 1; }
         all+=("$(calc "$(now) - $t0")")
@@ -47,6 +53,7 @@ timed() {
     secs=$(printf '%s\n' "${all[@]}" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
     echo "# $label: ${all[*]} s" >&2
 }
+OUTPUTS="copy.bam tagged.bam tagged2.bam tagged_cpu.bam c1.fq c2.fq t1.fq t2.fq f1.fq f2.fq rt1.fq.gz rt2.fq.gz tz1.fq.gz tz2.fq.gz d1.fq d2.fq gz1.fq gz2.fq"
 fq_records() { local n=0 f; for f in "$@"; do n=$((n + $(wc -l < "$f") / 4)); done; echo $n; }
 gz_records() { local n=0 f; for f in "$@"; do n=$((n + $(bgzip -dc "$f" | wc -l) / 4)); done; echo $n; }
 rows=()
