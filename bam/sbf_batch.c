@@ -23,6 +23,13 @@ struct sbf_input_s {
     size_t pairs_per_batch;   /* two files: after the first batch, both files are read at once,
                                * at most this many pairs a batch (grown while batches end on it) */
     pending_t pending[2];   /* two files: records one file read beyond the other's */
+    /* two files: the thread that fills mate 2's share of each batch (started with the first
+     * parallel batch, kept for the run: a thread made per batch cost 20-50 us a batch) */
+    pthread_t mate2;
+    int mate2_running, mate2_quit;
+    struct mate_fill_s *mate2_job;   /* the share asked for, NULL when done */
+    pthread_mutex_t mate2_mu;
+    pthread_cond_t mate2_cv;
 };
 
 void sbf_batch_free(sbf_batch_t *b)
@@ -51,10 +58,13 @@ int sbf_input_new(sbf_reader_t *in1, sbf_reader_t *in2, sbf_pairing_t pairing, s
     return SBF_OK;
 }
 
+static void mate2_stop(sbf_input_t *in);
+
 int sbf_input_free(sbf_input_t *in)
 {
     if (!in)
         return SBF_OK;
+    mate2_stop(in);
     int rc = sbf_reader_close(in->rd[0]);
     int rc2 = sbf_reader_close(in->rd[1]);
     sbf_read_free(&in->held);
@@ -67,9 +77,18 @@ int sbf_input_free(sbf_input_t *in)
     return rc ? rc : rc2;
 }
 
-long long sbf_input_in_place(const sbf_input_t *in)
+long long sbf_input_in_place(const sbf_input_t *in, double *fill, double *wait)
 {
-    return in ? sbf_reader_in_place(in->rd[0]) + sbf_reader_in_place(in->rd[1]) : 0;
+    *fill = *wait = 0;
+    if (!in)
+        return 0;
+    for (int m = 0; m < 2; ++m) {
+        double f, w;
+        sbf_reader_times(in->rd[m], &f, &w);
+        *fill = f > *fill ? f : *fill;
+        *wait = w > *wait ? w : *wait;
+    }
+    return sbf_reader_in_place(in->rd[0]) + sbf_reader_in_place(in->rd[1]);
 }
 
 static void swap_reads(sbf_read_t *a, sbf_read_t *b)
@@ -228,14 +247,15 @@ static int fill_interleaved(sbf_input_t *in, sbf_batch_t *b, uint64_t max_bases)
                 if (m == 0)
                     return b->n_reads > 0;
                 const sbf_read_t *r = &b->reads[idx[0]];
-                return sbf_error(SBF_E_FORMAT, "%s: '%s' is the last record and has no mate (odd number of "
-                                 "records with --interleaved)", sbf_reader_path(in->rd[0]), r->name.s);
+                return sbf_error(SBF_E_FORMAT, "%s: '%.*s' is the last record and has no mate (odd number of "
+                                 "records with --interleaved)", sbf_reader_path(in->rd[0]), (int)r->name.l, r->name.s);
             }
         }
         const sbf_read_t *a = &b->reads[idx[0]], *z = &b->reads[idx[1]];
         if (!sbf_mate_names_match(a->name.s, a->name.l, z->name.s, z->name.l))
-            return sbf_error(SBF_E_FORMAT, "%s: interleaved mates differ: '%s' and '%s' (pair %lld)",
-                             sbf_reader_path(in->rd[0]), a->name.s, z->name.s, in->pairs + 1);
+            return sbf_error(SBF_E_FORMAT, "%s: interleaved mates differ: '%.*s' and '%.*s' (pair %lld)",
+                             sbf_reader_path(in->rd[0]), (int)a->name.l, a->name.s, (int)z->name.l, z->name.s,
+                             in->pairs + 1);
         add_frag(b, idx[0], idx[1], 1);
         ++in->pairs;
     }
@@ -259,7 +279,7 @@ static int reserve_pairs(sbf_batch_t *b, size_t pairs)
 /* One mate file's share of a batch, read on its own thread into the slots 2k + which (so the
  * batch keeps mates side by side): records left over from the last batch first, then new ones,
  * until `want` records or `max_bases` bases (at least one record). */
-typedef struct {
+typedef struct mate_fill_s {
     sbf_input_t *in;
     sbf_batch_t *b;
     int which;
@@ -293,6 +313,73 @@ static void *fill_mate(void *arg)
     return NULL;
 }
 
+static void *mate2_main(void *arg)
+{
+    sbf_input_t *in = arg;
+    pthread_mutex_lock(&in->mate2_mu);
+    for (;;) {
+        while (!in->mate2_job && !in->mate2_quit)
+            pthread_cond_wait(&in->mate2_cv, &in->mate2_mu);
+        if (!in->mate2_job)
+            break;
+        mate_fill_t *m = in->mate2_job;
+        pthread_mutex_unlock(&in->mate2_mu);
+        fill_mate(m);
+        pthread_mutex_lock(&in->mate2_mu);
+        in->mate2_job = NULL;
+        pthread_cond_broadcast(&in->mate2_cv);
+    }
+    pthread_mutex_unlock(&in->mate2_mu);
+    return NULL;
+}
+
+/* Mate 2's share filled on its thread while the caller fills mate 1's; 0 when the thread
+ * cannot be had (the caller fills both). */
+static int mate2_start(sbf_input_t *in, mate_fill_t *m)
+{
+    if (!in->mate2_running) {
+        if (pthread_mutex_init(&in->mate2_mu, NULL) != 0)
+            return 0;
+        if (pthread_cond_init(&in->mate2_cv, NULL) != 0) {
+            pthread_mutex_destroy(&in->mate2_mu);
+            return 0;
+        }
+        if (pthread_create(&in->mate2, NULL, mate2_main, in) != 0) {
+            pthread_cond_destroy(&in->mate2_cv);
+            pthread_mutex_destroy(&in->mate2_mu);
+            return 0;
+        }
+        in->mate2_running = 1;
+    }
+    pthread_mutex_lock(&in->mate2_mu);
+    in->mate2_job = m;
+    pthread_cond_broadcast(&in->mate2_cv);
+    pthread_mutex_unlock(&in->mate2_mu);
+    return 1;
+}
+
+static void mate2_wait(sbf_input_t *in)
+{
+    pthread_mutex_lock(&in->mate2_mu);
+    while (in->mate2_job)
+        pthread_cond_wait(&in->mate2_cv, &in->mate2_mu);
+    pthread_mutex_unlock(&in->mate2_mu);
+}
+
+static void mate2_stop(sbf_input_t *in)
+{
+    if (!in->mate2_running)
+        return;
+    pthread_mutex_lock(&in->mate2_mu);
+    in->mate2_quit = 1;
+    pthread_cond_broadcast(&in->mate2_cv);
+    pthread_mutex_unlock(&in->mate2_mu);
+    pthread_join(in->mate2, NULL);
+    pthread_cond_destroy(&in->mate2_cv);
+    pthread_mutex_destroy(&in->mate2_mu);
+    in->mate2_running = 0;
+}
+
 /* The records of file `which` in slots of pairs [from, to) wait for the next batch, before the
  * file's other waiting records (those were read later). */
 static int hold_back(sbf_input_t *in, sbf_batch_t *b, int which, size_t from, size_t to)
@@ -324,8 +411,8 @@ static int pair_up(sbf_input_t *in, sbf_batch_t *b, size_t pairs)
     for (size_t k = 0; k < pairs; ++k) {
         const sbf_read_t *a = &b->reads[2 * k], *z = &b->reads[2 * k + 1];
         if (!sbf_mate_names_match(a->name.s, a->name.l, z->name.s, z->name.l))
-            return sbf_error(SBF_E_FORMAT, "mate names differ at pair %lld: '%s' in %s and '%s' in %s",
-                             in->pairs + 1, a->name.s, p1, z->name.s, p2);
+            return sbf_error(SBF_E_FORMAT, "mate names differ at pair %lld: '%.*s' in %s and '%.*s' in %s",
+                             in->pairs + 1, (int)a->name.l, a->name.s, p1, (int)z->name.l, z->name.s, p2);
         add_frag(b, 2 * k, 2 * k + 1, 1);
         ++in->pairs;
     }
@@ -344,11 +431,10 @@ static int fill_two_files_parallel(sbf_input_t *in, sbf_batch_t *b, uint64_t max
         return sbf_error(SBF_E_NOMEM, "out of memory for a batch of %zu pairs", want);
     const uint64_t half = max_bases / 2 ? max_bases / 2 : 1;
     mate_fill_t m[2] = {{in, b, 0, want, 0, half, 0, 0, ""}, {in, b, 1, want, 0, half, 0, 0, ""}};
-    pthread_t helper;
-    int threaded = pthread_create(&helper, NULL, fill_mate, &m[1]) == 0;
+    int threaded = mate2_start(in, &m[1]);
     fill_mate(&m[0]);
     if (threaded)
-        pthread_join(helper, NULL);
+        mate2_wait(in);
     else
         fill_mate(&m[1]);   /* no thread: one after the other */
     for (int i = 0; i < 2; ++i)
@@ -397,8 +483,8 @@ static int fill_two_files(sbf_input_t *in, sbf_batch_t *b, uint64_t max_bases)
             return b->n_reads > 0;
         const sbf_read_t *a = &b->reads[i1], *z = &b->reads[i2];
         if (!sbf_mate_names_match(a->name.s, a->name.l, z->name.s, z->name.l))
-            return sbf_error(SBF_E_FORMAT, "mate names differ at pair %lld: '%s' in %s and '%s' in %s",
-                             in->pairs + 1, a->name.s, p1, z->name.s, p2);
+            return sbf_error(SBF_E_FORMAT, "mate names differ at pair %lld: '%.*s' in %s and '%.*s' in %s",
+                             in->pairs + 1, (int)a->name.l, a->name.s, p1, (int)z->name.l, z->name.s, p2);
         add_frag(b, i1, i2, 1);
         ++in->pairs;
     }

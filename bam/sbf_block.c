@@ -1,6 +1,7 @@
 /* sbf_block.c -- see sbf_block.h. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "../filters/sbf_mem.h"
 #include "sbf_block.h"
@@ -15,7 +16,7 @@ sbf_block_t *sbf_block_get(sbf_block_pool_t *pool, size_t min_cap)
      * smallest that fits is enough */
     sbf_block_t *best = NULL;
     for (sbf_block_t *b = pool->all; b; b = b->next)
-        if (b->refs == 0 && b->cap >= min_cap && (!best || b->cap < best->cap))
+        if (b->refs == 0 && !b->mapped && b->cap >= min_cap && (!best || b->cap < best->cap))
             best = b;
     if (best) {
         --pool->n_idle;
@@ -38,8 +39,36 @@ sbf_block_t *sbf_block_get(sbf_block_pool_t *pool, size_t min_cap)
 
 static void block_free(sbf_block_t *b)
 {
-    free(b->data);
+    if (b->mapped)
+        munmap(b->data, b->cap);
+    else
+        free(b->data);
     free(b);
+}
+
+sbf_block_t *sbf_block_get_mapped(sbf_block_pool_t *pool, size_t cap)
+{
+    for (sbf_block_t *b = pool->all; b; b = b->next)
+        if (b->refs == 0 && b->mapped && b->cap == cap) {
+            --pool->n_idle;
+            b->refs = 1;
+            b->len = 0;
+            return b;
+        }
+    sbf_block_t *b = calloc(1, sizeof *b);
+    void *data = b ? mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) : MAP_FAILED;
+    if (data == MAP_FAILED) {
+        free(b);
+        return NULL;
+    }
+    b->data = data;
+    b->cap = cap;
+    b->mapped = 1;
+    b->refs = 1;
+    b->pool = pool;
+    b->next = pool->all;
+    pool->all = b;
+    return b;
 }
 
 void sbf_block_put(sbf_block_t *b)

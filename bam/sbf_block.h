@@ -21,6 +21,8 @@ typedef struct sbf_block_s {
     int refs;                   /* the reader (its current block) and the batches that pin it */
     size_t cap, len;            /* bytes allocated, bytes read */
     char *data;
+    int mapped;                 /* data is a memory mapping of cap bytes (sbf_block_get_mapped) */
+    long long origin;           /* its reader's: the file offset of data[0] */
 } sbf_block_t;
 
 struct sbf_block_pool_s {
@@ -30,6 +32,11 @@ struct sbf_block_pool_s {
 
 /* A block of at least min_cap bytes, empty, held once (refs 1); NULL when out of memory. */
 sbf_block_t *sbf_block_get(sbf_block_pool_t *pool, size_t min_cap);
+/* A block whose data is an address range of exactly cap bytes (page-aligned; anonymous
+ * memory at first) over which the caller maps file windows with MAP_FIXED; held once. The pool
+ * reuses such blocks for mapped requests only, and unmaps them when it frees them. NULL when
+ * the range cannot be mapped. */
+sbf_block_t *sbf_block_get_mapped(sbf_block_pool_t *pool, size_t cap);
 /* One hold less; at none the block waits in its pool for reuse (or is freed: the pool is
  * closed, or keeps enough idle blocks already). */
 void sbf_block_put(sbf_block_t *b);

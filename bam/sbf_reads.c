@@ -1,6 +1,11 @@
 /* sbf_reads.c -- one reader for every sequence format: FASTA/FASTQ through kseq over BGZF
  * (which reads plain, gzip and BGZF alike), SAM/BAM/CRAM through sam_read1. */
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <time.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +72,12 @@ struct sbf_reader_s {
     sbf_block_t *ahead;        /* the block asked for */
     enum { AHEAD_IDLE, AHEAD_ASKED, AHEAD_FILLED, AHEAD_QUIT } ahead_state;
     ssize_t ahead_n;           /* bytes it got, or -1: a read error */
+    double t_fill, t_wait;     /* seconds the read-ahead read, and the parser waited for it */
+    /* a plain regular file is mapped window by window instead of read: no copy of its bytes
+     * at all (a read() into a block wrote every byte to memory once more, and the parser read
+     * it back); the windows are read-only, so records are not NUL-terminated there */
+    int fd;                    /* -1: read */
+    long long file_size, next_off;   /* the file; the offset of the next window */
 };
 
 static const char *format_name(enum htsExactFormat f)
@@ -93,6 +104,7 @@ int sbf_reader_open(const char *path, const sbf_reader_opt_t *opt, sbf_reader_t 
     int rc = SBF_OK;
     htsThreadPool *pool = opt && opt->pool && opt->pool->pool ? opt->pool : NULL;
     rd->sam_no_ascii = opt && opt->sam_no_ascii;
+    rd->fd = -1;
     hFILE *hf = hopen(path, "r");
     if (!hf) {
         rc = sbf_error_errno(SBF_E_IO, errno, "%s: cannot open", path);
@@ -126,6 +138,20 @@ int sbf_reader_open(const char *path, const sbf_reader_opt_t *opt, sbf_reader_t 
         rd->block_size = opt && opt->block_size ? opt->block_size : BLOCK_SIZE;
         rd->block_size = rd->block_size < MIN_BLOCK_SIZE ? MIN_BLOCK_SIZE : rd->block_size;
         rd->headroom = rd->block_size / 8;
+        rd->fd = -1;
+        if (rd->in_place && !rd->in.bgzf->is_compressed && strcmp(path, "-") != 0) {
+            const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+            struct stat st;
+            int fd = open(path, O_RDONLY | O_CLOEXEC);
+            if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+                rd->fd = fd;
+                rd->file_size = (long long)st.st_size;
+                rd->block_size = (rd->block_size + page - 1) / page * page;   /* windows start on pages */
+                rd->headroom = (rd->headroom + page - 1) / page * page;
+            } else if (fd >= 0) {
+                close(fd);
+            }
+        }
     } else if (fmt.format == sam || fmt.format == bam || fmt.format == cram) {
         rd->sam = 1;
         if (!(rd->hts = hts_hopen(hf, path, "r"))) {
@@ -312,6 +338,13 @@ void sbf_read_release(sbf_read_t *r)
 /* ---- plain FASTQ in place ---- */
 
 
+static double seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 static void *ahead_main(void *arg)
 {
     sbf_reader_t *rd = arg;
@@ -325,9 +358,25 @@ static void *ahead_main(void *arg)
         pthread_mutex_unlock(&rd->ahead_mu);
         size_t at = rd->headroom;
         ssize_t n = 0;
-        while (at < b->cap && (n = sbf_source_read(rd->in.src, b->data + at, b->cap - at)) > 0)
-            at += (size_t)n;
+        const double t0 = seconds();
+        if (rd->fd >= 0) {   /* the next window of the file, its pages mapped now */
+            long long left = rd->file_size - rd->next_off;
+            size_t len = left < (long long)rd->block_size ? (size_t)left : rd->block_size;
+            b->origin = rd->next_off - (long long)rd->headroom;
+            if (len > 0 && mmap(b->data + at, len, PROT_READ, MAP_PRIVATE | MAP_FIXED | MAP_POPULATE, rd->fd,
+                                (off_t)rd->next_off) == MAP_FAILED) {
+                n = -1;
+            } else {
+                at += len;
+                rd->next_off += (long long)len;
+            }
+        } else {
+            while (at < b->cap && (n = sbf_source_read(rd->in.src, b->data + at, b->cap - at)) > 0)
+                at += (size_t)n;
+        }
+        const double t = seconds() - t0;
         pthread_mutex_lock(&rd->ahead_mu);
+        rd->t_fill += t;
         rd->ahead_n = n < 0 ? -1 : (ssize_t)(at - rd->headroom);
         rd->ahead_state = AHEAD_FILLED;
         pthread_cond_broadcast(&rd->ahead_cv);
@@ -339,7 +388,8 @@ static void *ahead_main(void *arg)
 /* The read-ahead thread fills a new block (started on first use). */
 static int ahead_ask(sbf_reader_t *rd)
 {
-    sbf_block_t *b = sbf_block_get(&rd->blocks, rd->block_size);
+    sbf_block_t *b = rd->fd >= 0 ? sbf_block_get_mapped(&rd->blocks, rd->headroom + rd->block_size)
+                                 : sbf_block_get(&rd->blocks, rd->block_size);
     if (!b)
         return sbf_error(SBF_E_NOMEM, "out of memory reading %s", rd->path);
     if (!rd->ahead_running) {
@@ -376,9 +426,11 @@ static sbf_block_t *ahead_take(sbf_reader_t *rd, ssize_t *n)
     *n = 0;
     if (!rd->ahead_running)
         return NULL;
+    const double t0 = seconds();
     pthread_mutex_lock(&rd->ahead_mu);
     while (rd->ahead_state == AHEAD_ASKED)
         pthread_cond_wait(&rd->ahead_cv, &rd->ahead_mu);
+    rd->t_wait += seconds() - t0;
     sbf_block_t *b = rd->ahead_state == AHEAD_FILLED ? rd->ahead : NULL;
     if (b)
         *n = rd->ahead_n;
@@ -438,6 +490,7 @@ static int in_place_more(sbf_reader_t *rd)
             return sbf_error(SBF_E_NOMEM, "out of memory reading %s", rd->path);
         }
         memcpy(big->data + rd->headroom + keep, nb->data + rd->headroom, (size_t)n);
+        big->origin = nb->origin - (long long)keep;
         sbf_block_put(nb);
         nb = big;
         start = rd->headroom;
@@ -471,22 +524,29 @@ static int leave_in_place(sbf_reader_t *rd)
     ssize_t n = 0;
     sbf_block_t *b = rd->cur, *nb = ahead_take(rd, &n);
     ahead_stop(rd);
-    size_t keep = b ? b->len - rd->pos : 0, more = nb && n > 0 ? (size_t)n : 0;
-    char *all = malloc(keep + more + 1);
     int rc = SBF_OK;
-    if (!all) {
-        rc = sbf_error(SBF_E_NOMEM, "out of memory reading %s", rd->path);
+    if (rd->fd >= 0) {
+        /* mapped: nothing was read from the stream, which goes on where the record begins */
+        long long at = b ? b->origin + (long long)rd->pos : 0;
+        if (hseek(rd->in.bgzf->fp, (off_t)at, SEEK_SET) < 0)
+            rc = sbf_error_errno(SBF_E_IO, errno, "%s: cannot seek", rd->path);
     } else {
-        if (keep)
-            memcpy(all, b->data + rd->pos, keep);
-        if (more)
-            memcpy(all + keep, nb->data + rd->headroom, more);
-        if (sbf_fastx_prime(rd->kseq, all, keep + more) < 0)
+        size_t keep = b ? b->len - rd->pos : 0, more = nb && n > 0 ? (size_t)n : 0;
+        char *all = malloc(keep + more + 1);
+        if (!all) {
             rc = sbf_error(SBF_E_NOMEM, "out of memory reading %s", rd->path);
-        if (n < 0)
-            rd->in.failed = 1;   /* the parser's next read reports it */
-        free(all);
+        } else {
+            if (keep)
+                memcpy(all, b->data + rd->pos, keep);
+            if (more)
+                memcpy(all + keep, nb->data + rd->headroom, more);
+            if (sbf_fastx_prime(rd->kseq, all, keep + more) < 0)
+                rc = sbf_error(SBF_E_NOMEM, "out of memory reading %s", rd->path);
+            free(all);
+        }
     }
+    if (n < 0)
+        rd->in.failed = 1;   /* the parser's next read reports it */
     sbf_block_put(nb);
     sbf_block_put(b);
     rd->cur = NULL;
@@ -504,8 +564,9 @@ static int read_in_place(sbf_reader_t *rd, sbf_read_t *r)
             if (rc > 0) {
                 if (sbf_pins_add(&rd->touched, b) < 0)
                     return sbf_error(SBF_E_NOMEM, "out of memory reading %s", rd->path);
-                /* the line ends become the strings' terminators */
-                p[sp.name_end] = p[sp.comment_end] = p[sp.seq + sp.seq_len] = p[sp.qual + sp.seq_len] = '\0';
+                /* the line ends become the strings' terminators, where the block can be written */
+                if (rd->fd < 0)
+                    p[sp.name_end] = p[sp.comment_end] = p[sp.seq + sp.seq_len] = p[sp.qual + sp.seq_len] = '\0';
                 borrow(r);
                 r->sam = 0;
                 r->name = (kstring_t){sp.name_len, 0, p + 1};
@@ -537,6 +598,12 @@ int sbf_reader_pin(sbf_reader_t *rd, sbf_pins_t *pins)
 }
 
 long long sbf_reader_in_place(const sbf_reader_t *rd) { return rd ? rd->n_in_place : 0; }
+
+void sbf_reader_times(const sbf_reader_t *rd, double *fill, double *wait)
+{
+    *fill = rd ? rd->t_fill : 0;
+    *wait = rd ? rd->t_wait : 0;
+}
 
 int sbf_read_own(sbf_read_t *r)
 {
@@ -592,6 +659,8 @@ int sbf_reader_close(sbf_reader_t *rd)
     sbf_block_put(rd->cur);
     sbf_block_pool_close(&rd->blocks);
     sbf_source_close(rd->in.src);
+    if (rd->fd >= 0)
+        close(rd->fd);
     if (rd->in.bgzf && bgzf_close(rd->in.bgzf) < 0 && !rd->read_failed)
         rc = sbf_error(SBF_E_IO, "%s: error closing", rd->path);
     if (rd->hdr)

@@ -5,7 +5,8 @@
  * input, or name, comment, sequence and qualities of FASTA/FASTQ input. `name` is always
  * filled; `seq` holds the ASCII bases (as stored: not reverse-complemented), for SAM records
  * too unless the reader was opened with sam_no_ascii (then the engine reads the 4-bit codes of
- * the bam1_t as they are). */
+ * the bam1_t as they are). The strings of a record read in place (`borrowed`) may not be
+ * NUL-terminated (they lie in a read-only mapping of the file): use their lengths. */
 #ifndef SBF_READS_H
 #define SBF_READS_H
 
@@ -78,6 +79,9 @@ int sbf_reader_close(sbf_reader_t *rd);
 int sbf_reader_pin(sbf_reader_t *rd, sbf_pins_t *pins);
 /* Records read in place so far (the rest went through the general parser). */
 long long sbf_reader_in_place(const sbf_reader_t *rd);
+/* In place: seconds its read-ahead thread spent reading (and decompressing), and seconds the
+ * parser waited for it (--stats). */
+void sbf_reader_times(const sbf_reader_t *rd, double *fill, double *wait);
 
 /* Mate names match when equal after dropping a trailing "/1" or "/2". */
 int sbf_mate_names_match(const char *a, size_t la, const char *b, size_t lb);

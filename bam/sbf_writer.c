@@ -378,16 +378,17 @@ int sbf_writer_write(sbf_writer_t *w, sbf_read_t *r, const sbf_tags_t *tags)
         bam1_t *b = r->b;
         if (!r->sam) {
             if (fastx_to_bam(&w->scratch, r) < 0)
-                return sbf_error(SBF_E_NOMEM, "%s: cannot convert record '%s'", sbf_writer_path(w), r->name.s);
+                return sbf_error(SBF_E_NOMEM, "%s: cannot convert record '%.*s'", sbf_writer_path(w), (int)r->name.l,
+                                 r->name.s);
             b = w->scratch;
         }
         if (add_tags_bam(b, &w->opt.tags, tags) < 0)
-            return sbf_error(SBF_E_FORMAT, "record '%s': cannot add the tags (corrupt or conflicting aux data)",
-                             r->name.s);
+            return sbf_error(SBF_E_FORMAT, "record '%.*s': cannot add the tags (corrupt or conflicting aux data)",
+                             (int)r->name.l, r->name.s);
         rc = sam_write1(w->hts, w->hdr, b) < 0 ? -1 : 0;
         if (rc < 0 && w->opt.write_index)
-            return sbf_error(SBF_E_IO, "%s: cannot write record '%s' (--write-index needs coordinate-sorted "
-                             "records)", sbf_writer_path(w), r->name.s);
+            return sbf_error(SBF_E_IO, "%s: cannot write record '%.*s' (--write-index needs coordinate-sorted "
+                             "records)", sbf_writer_path(w), (int)r->name.l, r->name.s);
     }
     if (rc < 0)
         return sbf_error_errno(SBF_E_IO, errno, "%s: write failed", sbf_writer_path(w));
@@ -524,12 +525,14 @@ int sbf_writer_encode(const sbf_writer_t *w, sbf_read_t *r, const sbf_tags_t *ta
     bam1_t *b = r->b;
     if (!r->sam) {
         if (fastx_to_bam(scratch, r) < 0)
-            return sbf_error(SBF_E_NOMEM, "%s: cannot convert record '%s'", sbf_writer_path(w), r->name.s);
+            return sbf_error(SBF_E_NOMEM, "%s: cannot convert record '%.*s'", sbf_writer_path(w), (int)r->name.l,
+                                 r->name.s);
         b = *scratch;
     }
     const int with_tags = tags && tags->category, append = with_tags && tags_absent(b, &w->opt.tags);
     if (with_tags && !append && add_tags_bam(b, &w->opt.tags, tags) < 0)
-        return sbf_error(SBF_E_FORMAT, "record '%s': cannot add the tags (corrupt or conflicting aux data)", r->name.s);
+        return sbf_error(SBF_E_FORMAT, "record '%.*s': cannot add the tags (corrupt or conflicting aux data)",
+                             (int)r->name.l, r->name.s);
     const size_t at = out->l;
     int rc = encode_bam(b, out);
     if (rc == 0 && append && append_tags_bam(out, at, &w->opt.tags, tags) < 0)

@@ -239,6 +239,7 @@ typedef struct {
     int encode;               /* every output takes encoded records (sbf_writer_can_encode) */
     uint64_t batch_bases;     /* -K, or the engine's default */
     long long in_place;       /* records the readers parsed in place (--stats) */
+    double t_fill, t_fill_wait;   /* the read-ahead's reading, and the parser's waits for it */
     int null_engine;          /* SBF_NULL_ENGINE: queries skipped, to measure the pipeline's I/O */
     screen_summary_t sum;
     sbf_scorer_t scorer;      /* the rule, bound to every index's targets */
@@ -1052,8 +1053,9 @@ static void print_stats(const screen_t *s, FILE *fp)
     fprintf(fp, ", waiting for the engine %.2f, scoring %.2f and encoding %.2f (worker seconds), writing %.2f "
             "(writer idle %.2f); wall %.2f; peak RSS %.1f MiB\n", e->wait_submit, s->t_score, s->t_encode, s->t_write,
             s->t_wait_write, s->sum.seconds, peak_kib / 1024.0);
-    fprintf(fp, "sbf %s: input: %lld of %llu records parsed in place (FASTQ)\n", s->o->cmd,
-            s->in_place, (unsigned long long)(s->sum.reads_in + s->sum.extras));
+    fprintf(fp, "sbf %s: input: %lld of %llu records parsed in place (FASTQ); read-ahead busy %.2f s, "
+            "parser waited %.2f s\n", s->o->cmd, s->in_place, (unsigned long long)(s->sum.reads_in + s->sum.extras),
+            s->t_fill, s->t_fill_wait);
     /* The verdict in words: the stage busy for the largest share of the run, and what helps. */
     double engine = 0;
     for (int i = 0; i < (n ? n : 1); ++i)
@@ -1276,7 +1278,7 @@ join:
             goto done;
         }
     }
-    s.in_place = sbf_input_in_place(s.input);
+    s.in_place = sbf_input_in_place(s.input, &s.t_fill, &s.t_fill_wait);
     if (sbf_input_free(s.input) != SBF_OK) {
         s.input = NULL;
         cli_error(o->cmd, "%s", sbf_error_message());
