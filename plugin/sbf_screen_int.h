@@ -1,0 +1,151 @@
+/* sbf_screen_int.h -- private to the screening pipeline behind sbf_screen.h: the types and the
+ * functions its files share. Only the sbf_screen*.c files include it (the commands, *_cmd.c, see
+ * sbf_screen.h alone); the pipeline is split by concern:
+ *   sbf_screen.c         the run (screen_run): setup, the threads, the batches, the summaries;
+ *   sbf_screen_opts.c    the command line: common options, usage, argument checks, screen_main;
+ *   sbf_screen_setup.c   indexes, scoring rule, categories, selection, inputs, outputs, --stats;
+ *   sbf_screen_stages.c  what each batch goes through: reader, engine worker, delivery, writer. */
+#ifndef SBF_SCREEN_INT_H
+#define SBF_SCREEN_INT_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../bam/sbf_batch.h"
+#include "sbf.h"
+#include "sbf_pipeline.h"
+#include "sbf_queue.h"
+#include "sbf_screen.h"
+#include "sbf_summary.h"
+
+#define MAX_JOBS (4 + 2 * SBF_MAX_GPUS)   /* see start_reader() in sbf_screen.c */
+/* -K: small batches on GPUs keep the records of the batches in flight in the CPU caches
+ * (bench/ksweep.sh on the H200 machine: BAM 2.8 s at 512K-1M against 4.1 s at 16M); the CPU
+ * engine starts its query threads per batch, so it keeps large ones. */
+#define DEFAULT_BATCH_BASES (16u << 20)
+#define DEFAULT_GPU_BATCH_BASES (1u << 20)
+
+typedef struct {
+    sbf_batch_t batch;
+    const char **seqs;        /* FASTA/FASTQ reads for sbf_query() */
+    size_t *lens, *qtext;     /* qtext[q]: the batch read of query q */
+    const uint8_t **packed;   /* SAM/BAM/CRAM reads for sbf_query_nt16() */
+    size_t *plens, *qsam;
+    uint32_t *kmers, *hits;   /* per read */
+    /* the engine's units: each read, or the segments of a long one (filters/sbf_segment.h);
+     * FASTA/FASTQ reads' units first, then SAM/BAM/CRAM reads' */
+    sbf_units_t units_text, units_sam;
+    uint32_t *ukmers, *uhits, *uhits3;   /* per unit; uhits3: one index's, with several indexes */
+    size_t cap_ukmers, cap_uhits, cap_uhits3;
+    size_t *seg_first, *seg_end;         /* per read: its units */
+    sbf_segments_t seg;
+    const sbf_segments_t *segp;          /* &seg, or NULL when nothing was queried */
+    sbf_lowcomp_batch_t mask_text, mask_sam;   /* the reads with low complexity masked: */
+    const char *const *qseqs;                  /* the views the engine queries */
+    const uint8_t *const *qpacked;
+    size_t n_text, n_sam;     /* reads queried as text and as 4-bit codes */
+    size_t *rlen;             /* per read: bases (so scoring need not touch the records again) */
+    /* filled by the engine worker that has the batch, merged in input order on delivery */
+    screen_summary_t part;    /* this batch's counts */
+    uint8_t *passing;         /* scoring scratch: the targets a fragment passes */
+    int pairs_seen;
+    /* records encoded by the worker for each output (when every output can take them), so the
+     * writer thread only copies bytes into the files */
+    int encoded;
+    kstring_t *enc;           /* per output */
+    size_t *enc_records;
+    bam1_t *scratch;          /* FASTA/FASTQ records converted for BAM output */
+    uint64_t frags_out, reads_out, bases_out;
+    double t_score, t_encode; /* worker seconds */
+    size_t cap_reads;
+    int32_t *cat;             /* per fragment: target, SBF_CAT_MULTI or SBF_CAT_NONE/NO_KMER */
+    float *score;
+    uint8_t *keep;            /* filter mode: written */
+    uint32_t *fhits;          /* per fragment x target */
+    size_t cap_frags;
+    int n_enc;
+} job_t;
+
+typedef struct {
+    const screen_opt_t *o;
+    sbf_index_t *idx[SCREEN_MAX_INDEXES];
+    int n_idx, first_target[SCREEN_MAX_INDEXES];   /* targets of index x are first_target[x]... */
+    int R;                                          /* targets of all indexes */
+    char **names;             /* R + 2 categories */
+    char **file_names;        /* sanitised, for --split */
+    uint8_t *selected;        /* filter: targets named by --remove/--keep */
+    sbf_input_t *input;
+    htsThreadPool pool;
+    htsThreadPool in_pool;    /* decompression of the inputs, apart from the outputs' pool */
+    int n_slots, mate_files;  /* outputs: n_slots x (mate_files ? 2 : 1) */
+    sbf_writer_t **outs;
+    job_t jobs[MAX_JOBS];
+    int n_jobs;
+    sbf_queue_t free_q, class_q, write_q;
+    pipeline_t *engine;
+    int encode;               /* every output takes encoded records (sbf_writer_can_encode) */
+    uint64_t batch_bases;     /* -K, or the engine's default */
+    long long in_place;       /* records the readers parsed in place (--stats) */
+    double t_fill, t_fill_wait;   /* the read-ahead's reading, and the parser's waits for it */
+    int null_engine;          /* SBF_NULL_ENGINE: queries skipped, to measure the pipeline's I/O */
+    screen_summary_t sum;
+    sbf_scorer_t scorer;      /* the rule, bound to every index's targets */
+    kstring_t switches;       /* the test switches set in the environment, comma-separated */
+    int k, max_targets;       /* the indexes' k; the most targets of one index */
+    uint8_t *passing;
+    /* the first failure of any stage */
+    pthread_mutex_t err_lock;
+    char err[1024];
+    int failed;
+    /* stage timings (--stats) */
+    double t_read, t_score, t_encode, t_write, t_wait_write;
+    pipeline_stats_t engine_stats;
+    int show_progress;
+    int pairs_seen;           /* a SAM pair was recognised by its flags: the unit is "fragments" */
+    double t0;
+} screen_t;
+
+/* ------------------------------------------------------------------ sbf_screen_stages.c */
+
+/* Monotonic seconds, for the stage timings. */
+double screen_now(void);
+/* Record the first failure and stop every stage (see sbf_screen_stages.c). */
+void screen_fail(screen_t *s, const char *msg);
+/* Free a job's buffers (its batch included). */
+void screen_job_free(job_t *j);
+/* The reader thread: batches from the free queue, filled, onto the classifier queue. */
+void *screen_reader_main(void *arg);
+/* Before the engine: the job's buffers and counts, and its reads pointed at for the queries. */
+int screen_prepare_job(screen_t *s, job_t *j);
+/* The pipeline's `work`: an engine worker's queries, scoring and encoding of one batch. */
+int screen_work_job(void *ctx, void *item, int slot);
+/* The pipeline's `deliver`, in input order: the batch's counts merged, the batch to the writer. */
+int screen_deliver_job(void *ctx, void *item);
+/* The progress line on stderr (final: the last one, ending the line). */
+void screen_progress(screen_t *s, int final);
+/* The writer thread: batches written in input order, then back onto the free queue. */
+void *screen_writer_main(void *arg);
+
+/* ------------------------------------------------------------------ sbf_screen_setup.c */
+
+/* Load every index file (they must share k); -1 after printing. */
+int screen_load_indexes(screen_t *s);
+/* The scoring rule bound to every target; < 0 with the message kept (not printed). */
+int screen_setup_scorer(screen_t *s);
+/* The category names (targets, multi, none) and their file names; -1 after printing. */
+int screen_setup_categories(screen_t *s);
+/* The targets --remove/--keep name (filter), or every target; -1 after printing. */
+int screen_setup_selection(screen_t *s);
+/* Open every output (none in count mode); `in` gives header and format. -1 after printing. */
+int screen_setup_outputs(screen_t *s, sbf_reader_t *in);
+/* Open the inputs as one paired input (s->input); *first: the first reader. -1 after printing. */
+int screen_open_inputs(screen_t *s, sbf_reader_t **first);
+/* Device memory a GPU run needs on each device (an estimate on the safe side). */
+uint64_t screen_gpu_bytes_needed(const screen_t *s);
+/* The engine in words ("CPU, 4 threads", "GPU 0 (...)") for the summaries. */
+void screen_describe_engine(screen_t *s, char *buf, size_t size);
+/* --stats: the time of each stage, peak memory and the stage that limits the run. */
+void screen_print_stats(const screen_t *s, FILE *fp);
+
+#endif
