@@ -27,7 +27,9 @@ struct sbf_input_s {
      * parallel batch, kept for the run: a thread made per batch cost 20-50 us a batch) */
     pthread_t mate2;
     int mate2_running, mate2_quit;
-    struct mate_fill_s *mate2_job;   /* the share asked for, NULL when done */
+    void *(*mate2_fn)(void *);       /* the task asked for (a mate's share, or half of the
+                                      * pairing), NULL when done */
+    void *mate2_arg;
     pthread_mutex_t mate2_mu;
     pthread_cond_t mate2_cv;
 };
@@ -318,24 +320,25 @@ static void *mate2_main(void *arg)
     sbf_input_t *in = arg;
     pthread_mutex_lock(&in->mate2_mu);
     for (;;) {
-        while (!in->mate2_job && !in->mate2_quit)
+        while (!in->mate2_fn && !in->mate2_quit)
             pthread_cond_wait(&in->mate2_cv, &in->mate2_mu);
-        if (!in->mate2_job)
+        if (!in->mate2_fn)
             break;
-        mate_fill_t *m = in->mate2_job;
+        void *(*fn)(void *) = in->mate2_fn, *arg = in->mate2_arg;
         pthread_mutex_unlock(&in->mate2_mu);
-        fill_mate(m);
+        fn(arg);
         pthread_mutex_lock(&in->mate2_mu);
-        in->mate2_job = NULL;
+        in->mate2_fn = NULL;
         pthread_cond_broadcast(&in->mate2_cv);
     }
     pthread_mutex_unlock(&in->mate2_mu);
     return NULL;
 }
 
-/* Mate 2's share filled on its thread while the caller fills mate 1's; 0 when the thread
- * cannot be had (the caller fills both). */
-static int mate2_start(sbf_input_t *in, mate_fill_t *m)
+/* fn(arg) on the helper thread while the caller does its own share (mate 2's records while
+ * the caller reads mate 1's, half of the pairing); 0 when the thread cannot be had (the
+ * caller does both). */
+static int mate2_start(sbf_input_t *in, void *(*fn)(void *), void *arg)
 {
     if (!in->mate2_running) {
         if (pthread_mutex_init(&in->mate2_mu, NULL) != 0)
@@ -352,7 +355,8 @@ static int mate2_start(sbf_input_t *in, mate_fill_t *m)
         in->mate2_running = 1;
     }
     pthread_mutex_lock(&in->mate2_mu);
-    in->mate2_job = m;
+    in->mate2_fn = fn;
+    in->mate2_arg = arg;
     pthread_cond_broadcast(&in->mate2_cv);
     pthread_mutex_unlock(&in->mate2_mu);
     return 1;
@@ -361,7 +365,7 @@ static int mate2_start(sbf_input_t *in, mate_fill_t *m)
 static void mate2_wait(sbf_input_t *in)
 {
     pthread_mutex_lock(&in->mate2_mu);
-    while (in->mate2_job)
+    while (in->mate2_fn)
         pthread_cond_wait(&in->mate2_cv, &in->mate2_mu);
     pthread_mutex_unlock(&in->mate2_mu);
 }
@@ -404,18 +408,58 @@ static int hold_back(sbf_input_t *in, sbf_batch_t *b, int which, size_t from, si
     return SBF_OK;
 }
 
-/* Pair k is reads 2k and 2k+1: check the names, make the fragments. */
+/* Pairs [from, to) of a batch, reads 2k and 2k + 1: names checked, fragments made; `bad`
+ * the first pair whose names differ (`to` when none). Disjoint ranges run in parallel. */
+typedef struct {
+    sbf_batch_t *b;
+    size_t from, to, bad;
+    uint64_t bases;
+} pair_range_t;
+
+static void *pair_range(void *arg)
+{
+    pair_range_t *pr = arg;
+    sbf_batch_t *b = pr->b;
+    pr->bases = 0;
+    for (size_t k = pr->from; k < pr->to; ++k) {
+        sbf_read_t *a = &b->reads[2 * k], *z = &b->reads[2 * k + 1];
+        if (!sbf_mate_names_match(a->name.s, a->name.l, z->name.s, z->name.l)) {
+            pr->bad = k;
+            return NULL;
+        }
+        b->frags[k] = (sbf_frag_t){{(uint32_t)(2 * k), (uint32_t)(2 * k + 1)}, 2};
+        a->frag = z->frag = (int32_t)k;
+        a->mate = 1;
+        z->mate = 2;
+        pr->bases += sbf_read_len(a) + sbf_read_len(z);
+    }
+    pr->bad = pr->to;
+    return NULL;
+}
+
+/* The batch's pairs (reads 2k and 2k + 1) checked and made fragments: two halves on two
+ * threads when there are many (the pairing was a tenth of the reading, on one thread). */
 static int pair_up(sbf_input_t *in, sbf_batch_t *b, size_t pairs)
 {
-    const char *p1 = sbf_reader_path(in->rd[0]), *p2 = sbf_reader_path(in->rd[1]);
-    for (size_t k = 0; k < pairs; ++k) {
-        const sbf_read_t *a = &b->reads[2 * k], *z = &b->reads[2 * k + 1];
-        if (!sbf_mate_names_match(a->name.s, a->name.l, z->name.s, z->name.l))
-            return sbf_error(SBF_E_FORMAT, "mate names differ at pair %lld: '%.*s' in %s and '%.*s' in %s",
-                             in->pairs + 1, (int)a->name.l, a->name.s, p1, (int)z->name.l, z->name.s, p2);
-        add_frag(b, 2 * k, 2 * k + 1, 1);
-        ++in->pairs;
+    pair_range_t pr[2] = {{b, 0, pairs / 2, 0, 0}, {b, pairs / 2, pairs, 0, 0}};
+    if (pairs < 1024 || !mate2_start(in, pair_range, &pr[1])) {
+        pair_range(&pr[0]);
+        if (pr[0].bad == pr[0].to)
+            pair_range(&pr[1]);
+    } else {
+        pair_range(&pr[0]);
+        mate2_wait(in);
     }
+    size_t bad = pr[0].bad < pr[0].to ? pr[0].bad : pr[1].bad;
+    if (bad < pairs) {
+        const sbf_read_t *a = &b->reads[2 * bad], *z = &b->reads[2 * bad + 1];
+        return sbf_error(SBF_E_FORMAT, "mate names differ at pair %lld: '%.*s' in %s and '%.*s' in %s",
+                         in->pairs + (long long)bad + 1, (int)a->name.l, a->name.s, sbf_reader_path(in->rd[0]),
+                         (int)z->name.l, z->name.s, sbf_reader_path(in->rd[1]));
+    }
+    b->n_frags = pairs;
+    b->bases += pr[0].bases + pr[1].bases;
+    in->pairs += (long long)pairs;
     return SBF_OK;
 }
 
@@ -431,7 +475,7 @@ static int fill_two_files_parallel(sbf_input_t *in, sbf_batch_t *b, uint64_t max
         return sbf_error(SBF_E_NOMEM, "out of memory for a batch of %zu pairs", want);
     const uint64_t half = max_bases / 2 ? max_bases / 2 : 1;
     mate_fill_t m[2] = {{in, b, 0, want, 0, half, 0, 0, ""}, {in, b, 1, want, 0, half, 0, 0, ""}};
-    int threaded = mate2_start(in, &m[1]);
+    int threaded = mate2_start(in, fill_mate, &m[1]);
     fill_mate(&m[0]);
     if (threaded)
         mate2_wait(in);

@@ -39,9 +39,9 @@ typedef struct {
     cli_output_t tsv, json, html;
 } run_t;
 
-/* Batches in the engine at once: its two workers per GPU copy and one more to hide the
+/* Batches in the engine at once: its workers on each GPU copy and one more to hide the
  * hand-over, or the CPU engine's one worker. */
-static int engine_in_flight(int gpu_copies) { return gpu_copies > 0 ? 2 * gpu_copies + 1 : 1; }
+static int engine_in_flight(int gpu_copies) { return gpu_copies > 0 ? GPU_WORKERS_PER_COPY * gpu_copies + 1 : 1; }
 
 /* The indexes, the options that depend on them, the categories, and the GPUs the run uses.
  * -1 after printing. */
@@ -115,9 +115,9 @@ static int start_reader(run_t *r)
 {
     screen_t *s = &r->s;
     const screen_opt_t *o = s->o;
-    /* The engine: two workers per GPU copy (one batch is packed and copied while the other's
-     * kernel runs), with one batch more in flight to hide the hand-over; or one worker on the CPU
-     * threads. Jobs: those, plus one being read, one being written and one between. */
+    /* The engine: GPU_WORKERS_PER_COPY workers per GPU copy (batches are packed, copied, scored
+     * and formatted while others' kernels run), with one batch more in flight to hide the
+     * hand-over; or one worker on the CPU threads. Jobs: those, plus one being read, one being written and one between. */
     s->n_jobs = engine_in_flight(r->n_gpus) + 3;
     if (sbf_queue_init(&s->free_q, (size_t)s->n_jobs) < 0 || sbf_queue_init(&s->class_q, (size_t)s->n_jobs) < 0 ||
         sbf_queue_init(&s->write_q, (size_t)s->n_jobs) < 0) {
@@ -189,7 +189,7 @@ static int start_engine(run_t *r)
     s->null_engine = getenv("SBF_NULL_ENGINE") != NULL;
     s->encode &= slots > 0 || getenv("SBF_ENCODE") != NULL;   /* SBF_ENCODE: tests, on the CPU */
     note_switches(s);
-    pipeline_opt_t po = {.gpu_copies = slots, .workers_per_copy = 2, .in_flight = engine_in_flight(slots),
+    pipeline_opt_t po = {.gpu_copies = slots, .workers_per_copy = GPU_WORKERS_PER_COPY, .in_flight = engine_in_flight(slots),
                          .work = screen_work_job, .deliver = screen_deliver_job, .ctx = s, .marks_busy = 1};
     if (pipeline_open(&po, &s->engine) != SBF_OK) {
         screen_fail(s, sbf_error_message());

@@ -19,7 +19,12 @@
 #include "sbf_screen.h"
 #include "sbf_summary.h"
 
-#define MAX_JOBS (4 + 2 * SBF_MAX_GPUS)   /* see start_reader() in sbf_screen.c */
+/* Engine workers per GPU copy. A worker queries its batch on the GPU, then scores it and
+ * formats its records on the CPU; with two, the GPU waited while both did their CPU share and
+ * the reader waited for them (bench/e2e.sh, plain FASTQ: waiting for the engine 1.15 s of a
+ * 1.61 s run, the GPU busy 50%). */
+#define GPU_WORKERS_PER_COPY 4
+#define MAX_JOBS (4 + GPU_WORKERS_PER_COPY * SBF_MAX_GPUS)   /* see start_reader() in sbf_screen.c */
 /* -K: small batches on GPUs keep the records of the batches in flight in the CPU caches
  * (bench/ksweep.sh on the H200 machine: BAM 2.8 s at 512K-1M against 4.1 s at 16M); the CPU
  * engine starts its query threads per batch, so it keeps large ones. */

@@ -267,7 +267,7 @@ int screen_open_inputs(screen_t *s, sbf_reader_t **first)
     return 0;
 }
 
-/* Device memory a GPU run needs on each device: every filter, plus the two workers' batches
+/* Device memory a GPU run needs on each device: every filter, plus the workers' batches
  * (each has two in flight: bases, offsets and results), an estimate on the safe side. */
 uint64_t screen_gpu_bytes_needed(const screen_t *s)
 {
@@ -277,7 +277,7 @@ uint64_t screen_gpu_bytes_needed(const screen_t *s)
         if (target_info(s, t, &ti) == SBF_OK)
             bytes += ti.bytes;
     }
-    return bytes + 2 * 2 * s->batch_bases * 2;   /* two workers, each two batches */
+    return bytes + GPU_WORKERS_PER_COPY * 2 * s->batch_bases * 2;   /* each worker two batches */
 }
 
 void screen_describe_engine(screen_t *s, char *buf, size_t size)

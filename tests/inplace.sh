@@ -114,6 +114,16 @@ for K in 16M 5K; do
   fi
 done
 
+# a mate name that differs in the second half of a batch (pairs are checked in two halves)
+sed '9997s/^@r2499/@x2499/' p_2.fq > p_2bad.fq
+"$SBF" classify "${C[@]}" -x idx.sbf -O fastq -1 m1.fq -2 m2.fq p_1.fq p_2bad.fq 2> m.err; r=$?
+if [ $r -eq 1 ] && grep -q "mate names differ at pair 2500: 'r2499/1' in p_1.fq and 'x2499/2' in p_2bad.fq" m.err &&
+   [ ! -e m1.fq ] && [ ! -e m2.fq ]; then
+  ok "mate names differ at pair 2500 of 3000: exit 1, the pair and both names, no output"
+else
+  not_ok "mate names differ at pair 2500: exit 1 and the message" "exit $r: $(head -n 2 m.err)"
+fi
+
 # ---- standard input (a pipe: reads return less than asked) ---------------------------------------------
 "$SBF" classify "${C[@]}" -x idx.sbf -K 2K -O fastq --stats - < <(cat plain.fq) > stdin.out 2> stdin.err
 SBF_NO_INPLACE=1 "$SBF" classify "${C[@]}" -x idx.sbf -K 2K -O fastq plain.fq > gzin.out 2> /dev/null
