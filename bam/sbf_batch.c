@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../filters/sbf_error.h"
+#include "../filters/sbf_helper.h"
 #include "../filters/sbf_mem.h"
 #include "sbf_batch.h"
 
@@ -23,15 +24,9 @@ struct sbf_input_s {
     size_t pairs_per_batch;   /* two files: after the first batch, both files are read at once,
                                * at most this many pairs a batch (grown while batches end on it) */
     pending_t pending[2];   /* two files: records one file read beyond the other's */
-    /* two files: the thread that fills mate 2's share of each batch (started with the first
-     * parallel batch, kept for the run: a thread made per batch cost 20-50 us a batch) */
-    pthread_t mate2;
-    int mate2_running, mate2_quit;
-    void *(*mate2_fn)(void *);       /* the task asked for (a mate's share, or half of the
-                                      * pairing), NULL when done */
-    void *mate2_arg;
-    pthread_mutex_t mate2_mu;
-    pthread_cond_t mate2_cv;
+    /* two files: the thread that fills mate 2's share of each batch and checks half of its
+     * pairs (started with the first parallel batch, kept for the run) */
+    sbf_helper_t mate2;
 };
 
 void sbf_batch_free(sbf_batch_t *b)
@@ -60,13 +55,11 @@ int sbf_input_new(sbf_reader_t *in1, sbf_reader_t *in2, sbf_pairing_t pairing, s
     return SBF_OK;
 }
 
-static void mate2_stop(sbf_input_t *in);
-
 int sbf_input_free(sbf_input_t *in)
 {
     if (!in)
         return SBF_OK;
-    mate2_stop(in);
+    sbf_helper_stop(&in->mate2);
     int rc = sbf_reader_close(in->rd[0]);
     int rc2 = sbf_reader_close(in->rd[1]);
     sbf_read_free(&in->held);
@@ -315,75 +308,6 @@ static void *fill_mate(void *arg)
     return NULL;
 }
 
-static void *mate2_main(void *arg)
-{
-    sbf_input_t *in = arg;
-    pthread_mutex_lock(&in->mate2_mu);
-    for (;;) {
-        while (!in->mate2_fn && !in->mate2_quit)
-            pthread_cond_wait(&in->mate2_cv, &in->mate2_mu);
-        if (!in->mate2_fn)
-            break;
-        void *(*fn)(void *) = in->mate2_fn, *arg = in->mate2_arg;
-        pthread_mutex_unlock(&in->mate2_mu);
-        fn(arg);
-        pthread_mutex_lock(&in->mate2_mu);
-        in->mate2_fn = NULL;
-        pthread_cond_broadcast(&in->mate2_cv);
-    }
-    pthread_mutex_unlock(&in->mate2_mu);
-    return NULL;
-}
-
-/* fn(arg) on the helper thread while the caller does its own share (mate 2's records while
- * the caller reads mate 1's, half of the pairing); 0 when the thread cannot be had (the
- * caller does both). */
-static int mate2_start(sbf_input_t *in, void *(*fn)(void *), void *arg)
-{
-    if (!in->mate2_running) {
-        if (pthread_mutex_init(&in->mate2_mu, NULL) != 0)
-            return 0;
-        if (pthread_cond_init(&in->mate2_cv, NULL) != 0) {
-            pthread_mutex_destroy(&in->mate2_mu);
-            return 0;
-        }
-        if (pthread_create(&in->mate2, NULL, mate2_main, in) != 0) {
-            pthread_cond_destroy(&in->mate2_cv);
-            pthread_mutex_destroy(&in->mate2_mu);
-            return 0;
-        }
-        in->mate2_running = 1;
-    }
-    pthread_mutex_lock(&in->mate2_mu);
-    in->mate2_fn = fn;
-    in->mate2_arg = arg;
-    pthread_cond_broadcast(&in->mate2_cv);
-    pthread_mutex_unlock(&in->mate2_mu);
-    return 1;
-}
-
-static void mate2_wait(sbf_input_t *in)
-{
-    pthread_mutex_lock(&in->mate2_mu);
-    while (in->mate2_fn)
-        pthread_cond_wait(&in->mate2_cv, &in->mate2_mu);
-    pthread_mutex_unlock(&in->mate2_mu);
-}
-
-static void mate2_stop(sbf_input_t *in)
-{
-    if (!in->mate2_running)
-        return;
-    pthread_mutex_lock(&in->mate2_mu);
-    in->mate2_quit = 1;
-    pthread_cond_broadcast(&in->mate2_cv);
-    pthread_mutex_unlock(&in->mate2_mu);
-    pthread_join(in->mate2, NULL);
-    pthread_cond_destroy(&in->mate2_cv);
-    pthread_mutex_destroy(&in->mate2_mu);
-    in->mate2_running = 0;
-}
-
 /* The records of file `which` in slots of pairs [from, to) wait for the next batch, before the
  * file's other waiting records (those were read later). */
 static int hold_back(sbf_input_t *in, sbf_batch_t *b, int which, size_t from, size_t to)
@@ -442,13 +366,13 @@ static void *pair_range(void *arg)
 static int pair_up(sbf_input_t *in, sbf_batch_t *b, size_t pairs)
 {
     pair_range_t pr[2] = {{b, 0, pairs / 2, 0, 0}, {b, pairs / 2, pairs, 0, 0}};
-    if (pairs < 1024 || !mate2_start(in, pair_range, &pr[1])) {
+    if (pairs < 1024 || !sbf_helper_run(&in->mate2, pair_range, &pr[1])) {
         pair_range(&pr[0]);
         if (pr[0].bad == pr[0].to)
             pair_range(&pr[1]);
     } else {
         pair_range(&pr[0]);
-        mate2_wait(in);
+        sbf_helper_wait(&in->mate2);
     }
     size_t bad = pr[0].bad < pr[0].to ? pr[0].bad : pr[1].bad;
     if (bad < pairs) {
@@ -475,10 +399,10 @@ static int fill_two_files_parallel(sbf_input_t *in, sbf_batch_t *b, uint64_t max
         return sbf_error(SBF_E_NOMEM, "out of memory for a batch of %zu pairs", want);
     const uint64_t half = max_bases / 2 ? max_bases / 2 : 1;
     mate_fill_t m[2] = {{in, b, 0, want, 0, half, 0, 0, ""}, {in, b, 1, want, 0, half, 0, 0, ""}};
-    int threaded = mate2_start(in, fill_mate, &m[1]);
+    int threaded = sbf_helper_run(&in->mate2, fill_mate, &m[1]);
     fill_mate(&m[0]);
     if (threaded)
-        mate2_wait(in);
+        sbf_helper_wait(&in->mate2);
     else
         fill_mate(&m[1]);   /* no thread: one after the other */
     for (int i = 0; i < 2; ++i)

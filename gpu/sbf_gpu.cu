@@ -763,6 +763,15 @@ __global__ void __launch_bounds__(256) build_warp_kernel(const uint8_t *__restri
 
 /* ---- host side ---- */
 
+extern "C" int sbf_gpu_warm(int device)
+{
+    if (cudaSetDevice(device) != cudaSuccess || cudaFree(0) != cudaSuccess) {
+        cudaGetLastError();   /* not reported here: the upload meets it again and says why */
+        return -1;
+    }
+    return 0;
+}
+
 extern "C" int sbf_gpu_count(void)
 {
     int n = 0;

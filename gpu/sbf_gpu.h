@@ -17,6 +17,11 @@ extern "C" {
 /* Usable CUDA devices: 0 when there is no GPU, no driver, or no CUDA in this build. Never fails. */
 int sbf_gpu_count(void);
 
+/* The device's context made now (CUDA makes it on first use, 0.2-0.3 s), so that an upload
+ * later does not wait for it: called on a thread of its own while the index loads. 0, or -1
+ * when the device cannot be used (the upload will say why). */
+int sbf_gpu_warm(int device);
+
 /* "NVIDIA H200, 139.8 GiB, compute 9.0, CUDA runtime 13.0, driver 13.0" into buf. */
 int sbf_gpu_describe(int device, char *buf, size_t size);
 

@@ -6,6 +6,12 @@
 
 int sbf_gpu_count(void) { return 0; }
 
+int sbf_gpu_warm(int device)
+{
+    (void)device;
+    return -1;
+}
+
 int sbf_gpu_describe(int device, char *buf, size_t size)
 {
     (void)device;

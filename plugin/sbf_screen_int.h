@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "../bam/sbf_batch.h"
+#include "../filters/sbf_helper.h"
 #include "sbf.h"
 #include "sbf_pipeline.h"
 #include "sbf_queue.h"
@@ -93,6 +94,7 @@ typedef struct {
     uint64_t batch_bases;     /* -K, or the engine's default */
     long long in_place;       /* records the readers parsed in place (--stats) */
     double t_fill, t_fill_wait;   /* the read-ahead's reading, and the parser's waits for it */
+    sbf_helper_t write_helper;    /* writes every other output of a batch beside the writer */
     int null_engine;          /* SBF_NULL_ENGINE: queries skipped, to measure the pipeline's I/O */
     screen_summary_t sum;
     sbf_scorer_t scorer;      /* the rule, bound to every index's targets */

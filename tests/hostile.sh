@@ -351,9 +351,9 @@ rm -f load_1.fq load_2.fq l1.bam l10.bam
 
 # ---- no GPU, or not enough GPU memory: the CPU engine with a notice ----------------------------------
 if "$SBF" --version | grep -q '^GPU 0:'; then
-  # two filters (94.7 + 58.6 KiB) and, for each of the device's two workers, two batches of
+  # two filters (94.7 + 58.6 KiB) and, for each of the device's four workers, two batches of
   # 1 M bases (the GPU default of -K) at 2 bytes per base
-  line="sbf classify: notice: the index and batches need 8.1 MiB on the GPU, more than --gpu-mem-limit 1.0 KiB: using the CPU engine"
+  line="sbf classify: notice: the index and batches need 16.1 MiB on the GPU, more than --gpu-mem-limit 1.0 KiB: using the CPU engine"
   line7="sbf classify: notice: no GPU number 7 (devices 0 to $(($("$SBF" --version | grep -c '^GPU ') - 1))): using the CPU engine"
   line_all=$(summary '400 reads' 0.0)
 else
