@@ -39,7 +39,7 @@ static int guarded_read(void *f, void *buf, int len)
 }
 
 #define BLOCK_SIZE (8u << 20)       /* plain FASTQ read in place: the default block */
-#define MIN_BLOCK_SIZE (64u << 10)
+#define MIN_BLOCK_SIZE (4u << 10)   /* tests read with blocks this small */
 
 struct sbf_reader_s {
     char *path;

@@ -11,7 +11,12 @@
 
 #include "testutil.h"
 
+#include <unistd.h>
+
+#include <htslib/bgzf.h>
+
 #include "fuzz/fastx_diff.h"
+#include "../bam/sbf_reads.h"
 #include "../bam/sbf_numfmt.h"
 
 /* Both parsers over data; fails the test at the first difference. Returns the records read. */
@@ -141,6 +146,110 @@ static void test_fuzz_corpus(void **state)
     assert_true(files > 100);
 }
 
+/* Random FASTQ of the plain form: short and long reads (some longer than the smallest blocks),
+ * every header form; with `tail_form` 1, a record on several lines at a random place, so the
+ * hand-over to kseq happens there. */
+static char *random_fastq(size_t *len, int tail_form)
+{
+    size_t cap = 1u << 20, n = 0;
+    char *d = malloc(cap);
+    int records = 200 + (int)(test_rand() % 300), odd = tail_form ? (int)(test_rand() % (unsigned)records) : -1;
+    for (int r = 0; r < records; ++r) {
+        size_t l = test_rand() % 7 == 0 ? 5000 + test_rand() % 20000 : 1 + test_rand() % 300;
+        while (n + 2 * l + 200 > cap)
+            d = realloc(d, cap *= 2);
+        static const char *const forms[] = {"", " 1:N:0:ACGT", "\tBC:Z:x", " ", " a b"};
+        n += (size_t)sprintf(d + n, "@r%d%s\n", r, forms[test_rand() % 5]);
+        char *seq = random_dna(l);
+        if (r == odd) {   /* bases and qualities on two lines each */
+            size_t h = l / 2;
+            n += (size_t)sprintf(d + n, "%.*s\n%s\n+\n", (int)h, seq, seq + h);
+            memset(seq, 'F', l);
+            n += (size_t)sprintf(d + n, "%.*s\n%s\n", (int)h, seq, seq + h);
+        } else {
+            n += (size_t)sprintf(d + n, "%s\n+%s\n", seq, r % 3 ? "" : "same");
+            for (size_t i = 0; i < l; ++i)
+                seq[i] = (char)('!' + test_rand() % 40);
+            n += (size_t)sprintf(d + n, "%s\n", seq);
+        }
+        free(seq);
+    }
+    *len = n;
+    return d;
+}
+
+/* Every record of path through the reader: in place with blocks of `block` bytes, or not. */
+static int read_all(const char *path, int in_place, size_t block, kstring_t *out)
+{
+    sbf_reader_opt_t opt = {.in_place = in_place, .block_size = block};
+    sbf_reader_t *rd;
+    assert_int_equal(sbf_reader_open(path, &opt, &rd), SBF_OK);
+    sbf_read_t r;
+    memset(&r, 0, sizeof r);
+    int rc, n = 0;
+    sbf_pins_t pins = {0};
+    while ((rc = sbf_reader_read(rd, &r)) > 0) {
+        ksprintf(out, "%.*s|%.*s|%.*s|%.*s\n", (int)r.name.l, r.name.s, (int)r.comment.l, r.comment.s, (int)r.seq.l,
+                 r.seq.s, (int)r.qual.l, r.qual.s);
+        ++n;
+        if (n % 7 == 0) {   /* as a batcher does: pin, then let go, so blocks are reused */
+            assert_int_equal(sbf_reader_pin(rd, &pins), SBF_OK);
+            sbf_pins_release(&pins);
+        }
+    }
+    assert_int_equal(rc, 0);
+    long long parsed_in_place = sbf_reader_in_place(rd);
+    sbf_read_free(&r);
+    sbf_pins_free(&pins);
+    assert_int_equal(sbf_reader_close(rd), SBF_OK);
+    return in_place ? (int)parsed_in_place : n;
+}
+
+/* The reader parses records in place across block boundaries (the record a block ends inside
+ * moved into the next one's headroom, records longer than a block in blocks of their own),
+ * from a mapped plain file and from BGZF read into blocks, and hands over to kseq where the
+ * form changes: every record as the general parser gives it, for blocks of 4 KiB to 1 MiB. */
+static void test_reader_blocks(void **state)
+{
+    (void)state;
+    test_seed(14);
+    for (int round = 0; round < 12; ++round) {
+        size_t len;
+        char *data = random_fastq(&len, round % 3 == 2);
+        char plain[] = "/tmp/sbf-test-fastx-XXXXXX";
+        int fd = mkstemp(plain);
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, data, len), (ssize_t)len);
+        close(fd);
+        char gz[64];
+        snprintf(gz, sizeof gz, "%s.gz", plain);
+        BGZF *w = bgzf_open(gz, "w");
+        assert_non_null(w);
+        assert_int_equal(bgzf_write(w, data, len), (ssize_t)len);
+        assert_int_equal(bgzf_close(w), 0);
+        kstring_t want = {0, 0, NULL};
+        const int records = read_all(plain, 0, 0, &want);
+        const size_t blocks[] = {4096, 8192, 65536, 1u << 20};
+        for (size_t b = 0; b < sizeof blocks / sizeof *blocks; ++b)
+            for (int f = 0; f < 2; ++f) {
+                kstring_t got = {0, 0, NULL};
+                int in_place = read_all(f ? gz : plain, 1, blocks[b], &got);
+                if (got.l != want.l || memcmp(got.s, want.s, want.l))
+                    fail_msg("round %d, %s, blocks of %zu: the records differ from the general parser's", round,
+                             f ? "BGZF" : "plain", blocks[b]);
+                /* the records before the one of another form were parsed in place */
+                assert_true(in_place > 0 && in_place <= records);
+                if (round % 3 != 2)
+                    assert_int_equal(in_place, records);
+                free(got.s);
+            }
+        free(want.s);
+        free(data);
+        unlink(plain);
+        unlink(gz);
+    }
+}
+
 /* The tags' numbers (bam/sbf_numfmt.c) are printf's, byte for byte: floats of every kind
  * (raw bit patterns, decimals, scores as the rule makes them) and the edges of its rules. */
 static void test_numfmt(void **state)
@@ -190,6 +299,7 @@ int main(void)
         cmocka_unit_test(test_large_input),
         cmocka_unit_test(test_fuzz_corpus),
         cmocka_unit_test(test_numfmt),
+        cmocka_unit_test(test_reader_blocks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
