@@ -207,6 +207,14 @@ static void swap_kstring(kstring_t *a, kstring_t *b)
     *b = t;
 }
 
+/* The stream could not be read on, or its compressed data ended or broke (one message for
+ * both parsers). */
+static int read_failed(const sbf_reader_t *rd)
+{
+    return sbf_error(SBF_E_FORMAT, "%s: read error or truncated compressed data after %lld records", rd->path,
+                     rd->n_records);
+}
+
 /* A record slot about to take buffers of its own: what pointed into a block is let go (the
  * block is not the record's to free). */
 static void unborrow(sbf_read_t *r)
@@ -223,8 +231,7 @@ static int read_fastx(sbf_reader_t *rd, sbf_read_t *r)
     unborrow(r);
     int n = sbf_fastx_read(ks);
     if (rd->in.failed)
-        return sbf_error(SBF_E_FORMAT, "%s: read error or truncated compressed data after %lld records", rd->path,
-                         rd->n_records);
+        return read_failed(rd);
     if (n == -1)
         return 0;
     if (n == -2)
@@ -472,8 +479,7 @@ static int in_place_more(sbf_reader_t *rd)
     if (!nb || n < 0) {
         sbf_block_put(nb);
         rd->in.failed = 1;
-        return sbf_error(SBF_E_FORMAT, "%s: read error or truncated compressed data after %lld records", rd->path,
-                         rd->n_records);
+        return read_failed(rd);
     }
     if (n == 0) {
         sbf_block_put(nb);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/mutate.sh -- does the suite notice when the code is wrong? Five deliberate bugs, each
+# scripts/mutate.sh -- does the suite notice when the code is wrong? Seven deliberate bugs, each
 # applied to its own copy of the tree (the working tree is left alone), each built and put
 # through `make check`; prints which tests fail for each. Every mutation must make at least one
 # test fail (exit 1 otherwise). Results go to doc/RELIABILITY.md by hand.
@@ -60,5 +60,10 @@ mutation message bam/sbf_reads.c \
 mutation rename filters/sbf_tmpfile.c \
   '    snprintf(tmp, n, "%s.tmp.XXXXXX", path);\n    int fd = mkstemp(tmp);' \
   '    snprintf(tmp, n, "%s", path);   /* MUTATION: written under the final name */\n    FILE *mf = fopen(tmp, "w");\n    int fd = mf ? dup(fileno(mf)) : -1;\n    if (mf)\n        fclose(mf);'
+mutation name-tab bam/sbf_fastx.c \
+  "return p[i] == ' ' || p[i] == '\\t' ? (long)i : -1;" "return p[i] == ' ' ? (long)i : -1;   /* MUTATION: a tab no longer ends the name */"
+mutation headroom bam/sbf_reads.c \
+  '        memcpy(nb->data + start, b->data + rd->pos, keep);' \
+  '        memcpy(nb->data + start, b->data + rd->pos, keep - (keep > 1));   /* MUTATION: the record across blocks loses a byte */'
 cat "$work/table.md"
 exit $status
