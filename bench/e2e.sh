@@ -93,7 +93,7 @@ done
 [ "${ONLY_DATA:-0}" = 1 ] && { echo "e2e: workload ready in $work"; exit 0; }
 echo "# $P pairs 2x150, $H% from human chr20, the rest E. coli; $(ls -l r1.fq r2.fq | awk '{ s += $5 } END { printf "FASTQ %.2f GB", s / 1e9 }'); index: ${refs[*]%%=*}; $T threads; medians of $runs"
 nvidia-smi --query-gpu=name --format=csv,noheader
-stages() { grep -h "stages" "$1.err" | sed 's/^/# /'; }
+stages() { grep -hE "stages|input:" "$1.err" | sed "s/^/# /"; }
 
 # ---- BAM -> BAM: every record written ----
 if want bam; then
