@@ -6,7 +6,8 @@
 # Usage (on the GPU machine, from the repository root, carrying .devrt .devdata sbf):
 #   bash bench/e2e.sh     env: PAIRS [10000000], THREADS [16], WORK [/tmp/sbf-e2e], RUNS [3],
 #                              HOST_SHARE [50] (percent of pairs from the host), BATCH (-K)
-# Each row is the median of RUNS runs (every run's time goes to stderr); ONLY_DATA=1 builds the
+# Each row is the median of RUNS runs, wall and CPU (user + system) seconds (every run's times go
+# to stderr); ONLY_DATA=1 builds the
 # workload and the index and runs nothing; ROWS picks sections [bam fastq bgzf gzip].
 # Workload: PAIRS 2x150 pairs simulated by wgsim, HOST_SHARE% from human chr20 (the host) and
 # the rest from E. coli MG1655, interleaved in blocks (THREADS wgsim processes with their own
@@ -37,7 +38,7 @@ runs=${RUNS:-3}
 # timed LABEL CMD...: the median wall seconds of RUNS runs of CMD into $secs (the last run's
 # stderr in LABEL.err; the page cache is warm for every run alike)
 timed() {
-    local label=$1 t0 all=()
+    local label=$1 all=() cpus=() TIMEFORMAT='%R %U %S' wall user sys
     shift
     for ((r = 0; r < runs; ++r)); do
         # every run writes new files on a clean page cache: replacing a file (cat's truncation,
@@ -46,19 +47,26 @@ timed() {
         # command 2x apart
         rm -f -- $OUTPUTS
         sync
-        t0=$(now)
-        "$@" 2> "$label.err" || { echo "e2e: $label failed: $(tail -n 3 "$label.err")"; secs=NaN; return 1; }
-        all+=("$(calc "$(now) - $t0")")
+        # bash's time: the wall time, and the CPU time of the command and every process it
+        # waited for (user + system), so rows show what each side spends, not only how long
+        { time "$@" 2> "$label.err"; } 2> "$label.time" ||
+            { echo "e2e: $label failed: $(tail -n 3 "$label.err")"; secs=NaN cpu=NaN; return 1; }
+        read -r wall user sys < "$label.time"
+        all+=("$wall")
+        cpus+=("$(calc "$user + $sys")")
     done
-    secs=$(printf '%s\n' "${all[@]}" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
-    echo "# $label: ${all[*]} s" >&2
+    median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+    secs=$(median "${all[@]}")
+    cpu=$(median "${cpus[@]}")
+    echo "# $label: ${all[*]} s (CPU ${cpus[*]} s)" >&2
 }
 OUTPUTS="copy.bam tagged.bam tagged2.bam tagged_cpu.bam c1.fq c2.fq t1.fq t2.fq f1.fq f2.fq rt1.fq.gz rt2.fq.gz tz1.fq.gz tz2.fq.gz d1.fq d2.fq gz1.fq gz2.fq"
 fq_records() { local n=0 f; for f in "$@"; do n=$((n + $(wc -l < "$f") / 4)); done; echo $n; }
 gz_records() { local n=0 f; for f in "$@"; do n=$((n + $(bgzip -dc "$f" | wc -l) / 4)); done; echo $n; }
 rows=()
 # row LABEL SECONDS VS RECORDS_WRITTEN [PAIRS]
-row() { local p=${5:-$P}; rows+=("$(printf '| %-50s | %7.2f | %6.2f | %-22s | %11s |' "$1" "$2" \
+# (the CPU seconds are those of the timed call just before)
+row() { local p=${5:-$P}; rows+=("$(printf '| %-50s | %7.2f | %6.1f | %6.2f | %-22s | %11s |' "$1" "$2" "$cpu" \
     "$(calc "2 * $p * 150 / $2 / 1e9")" "$3" "$4")"); }
 
 # ---- data ----
@@ -147,6 +155,6 @@ stages classify_gzip
 fi
 
 echo
-echo "| run | seconds | Gbp/s in | vs its baseline | records out |"
-echo "|---|---|---|---|---|"
+echo "| run | seconds | CPU s | Gbp/s in | vs its baseline | records out |"
+echo "|---|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"
