@@ -330,10 +330,32 @@ static int format_fastx(const sbf_writer_t *w, const sbf_read_t *r, const sbf_ta
 
 /* ---- SAM/BAM/CRAM ---- */
 
+static int tags_absent(const bam1_t *b, const sbf_tagnames_t *tn);
+
+/* The tags set on b: appended when b has none of them (bam_aux_append(), what the update
+ * functions do then, without their search of the aux data per tag), else updated in place. */
 static int add_tags_bam(bam1_t *b, const sbf_tagnames_t *tn, const sbf_tags_t *tags)
 {
     if (!tags || !tags->category)
         return 0;
+    if (tags_absent(b, tn)) {
+        if (bam_aux_append(b, tn->category, 'Z', (int)strlen(tags->category) + 1, (const uint8_t *)tags->category) < 0 ||
+            bam_aux_append(b, tn->score, 'f', 4, (const uint8_t *)&tags->score) < 0)
+            return -1;
+        if (!tn->with_hits)
+            return 0;
+        uint8_t stack[5 + 4 * 64], *arr = tags->n_hits <= 64 ? stack : malloc(5 + 4 * (size_t)tags->n_hits);
+        if (!arr)
+            return -1;
+        const uint32_t n = (uint32_t)tags->n_hits;
+        arr[0] = 'I';
+        memcpy(arr + 1, &n, 4);
+        memcpy(arr + 5, tags->hits, 4 * (size_t)n);
+        int rc = bam_aux_append(b, tn->hits, 'B', (int)(5 + 4 * n), arr);
+        if (arr != stack)
+            free(arr);
+        return rc < 0 ? -1 : 0;
+    }
     if (bam_aux_update_str(b, tn->category, -1, tags->category) < 0 || bam_aux_update_float(b, tn->score, tags->score) < 0)
         return -1;
     if (tn->with_hits &&
