@@ -8,6 +8,7 @@
 
 #include "../filters/sbf_classify.h"
 #include "../filters/sbf_error.h"
+#include "../filters/sbf_helper.h"
 #include "../filters/sbf_index.h"
 #include "../filters/sbf_kmer.h"
 #include "../filters/sbf_lowcomp.h"
@@ -135,18 +136,60 @@ int sbf_engine_slots(const sbf_index_t *idx)
 }
 
 /* The CPU engine: job's sequences over up to `threads` threads, the caller's included. */
+/* The CPU engine's query threads, kept for the process: a query takes idle ones (making more
+ * when every one is busy, so a call always gets its threads) and gives them back; before, each
+ * call started and joined its own threads (the issue's list of mechanisms: "CPU query threads
+ * started on every call"). Only reachable through this list: never a leak. */
+static pthread_mutex_t helpers_mu = PTHREAD_MUTEX_INITIALIZER;
+static sbf_helper_t **idle_helpers;
+static size_t n_idle_helpers, cap_idle_helpers;
+
+static int take_helpers(sbf_helper_t **h, int want)
+{
+    int got = 0;
+    pthread_mutex_lock(&helpers_mu);
+    while (got < want && n_idle_helpers > 0)
+        h[got++] = idle_helpers[--n_idle_helpers];
+    pthread_mutex_unlock(&helpers_mu);
+    while (got < want && (h[got] = calloc(1, sizeof **h)))
+        ++got;
+    return got;
+}
+
+static void give_back_helpers(sbf_helper_t **h, int n)
+{
+    pthread_mutex_lock(&helpers_mu);
+    for (int i = 0; i < n; ++i) {
+        if (n_idle_helpers == cap_idle_helpers) {
+            size_t cap = cap_idle_helpers ? 2 * cap_idle_helpers : 16;
+            sbf_helper_t **p = realloc(idle_helpers, cap * sizeof *p);
+            if (!p) {   /* cannot be kept: stopped and freed */
+                sbf_helper_stop(h[i]);
+                free(h[i]);
+                continue;
+            }
+            idle_helpers = p;
+            cap_idle_helpers = cap;
+        }
+        idle_helpers[n_idle_helpers++] = h[i];
+    }
+    pthread_mutex_unlock(&helpers_mu);
+}
+
 static int run_query_job(query_job_t *job, int threads)
 {
     size_t blocks = (job->n + QUERY_BLOCK - 1) / QUERY_BLOCK;
     if ((size_t)threads > blocks)
         threads = blocks ? (int)blocks : 1;
-    pthread_t tid[threads > 1 ? threads - 1 : 1];
-    int started = 0;
-    while (started < threads - 1 && pthread_create(&tid[started], NULL, query_worker, job) == 0)
-        ++started;
-    query_worker(job);   /* the caller works too; if a thread failed to start, others do more */
-    for (int i = 0; i < started; ++i)
-        pthread_join(tid[i], NULL);
+    sbf_helper_t *h[threads > 1 ? threads - 1 : 1];
+    int n = threads > 1 ? take_helpers(h, threads - 1) : 0, running[threads > 1 ? threads - 1 : 1];
+    for (int i = 0; i < n; ++i)
+        running[i] = sbf_helper_run(h[i], query_worker, job);
+    query_worker(job);   /* the caller works too; a helper that could not start leaves more to others */
+    for (int i = 0; i < n; ++i)
+        if (running[i])
+            sbf_helper_wait(h[i]);
+    give_back_helpers(h, n);
     if (job->status != SBF_OK)
         return sbf_error(job->status, "out of memory in a query thread");
     return SBF_OK;
