@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../filters/sbf_classify.h"
 #include "../filters/sbf_lowcomp.h"
@@ -12,14 +11,8 @@
 #include "../filters/sbf_index.h"
 #include "sbf.h"
 #include "sbf_engine.h"
+#include "../filters/sbf_clock.h"
 #include "sbf_pipeline.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 typedef struct {
     void *batch;
@@ -120,9 +113,9 @@ void pipeline_busy(pipeline_t *p, int slot, int on)
     const int s = slot < 0 ? 0 : slot;
     pthread_mutex_lock(&p->lock);
     if (on && p->active[s]++ == 0)
-        p->since[s] = now();
+        p->since[s] = sbf_now();
     else if (!on && --p->active[s] == 0)
-        p->busy[s] += now() - p->since[s];
+        p->busy[s] += sbf_now() - p->since[s];
     pthread_mutex_unlock(&p->lock);
 }
 
@@ -140,7 +133,7 @@ int pipeline_open(const pipeline_opt_t *opt, pipeline_t **out)
     p->cap = opt->in_flight > 0 ? (size_t)opt->in_flight : 2 * (size_t)p->n_workers + 2;
     p->ring = calloc(p->cap, sizeof *p->ring);
     p->workers = calloc((size_t)p->n_workers, sizeof *p->workers);
-    p->t0 = now();
+    p->t0 = sbf_now();
     if (!p->ring || !p->workers) {
         free(p->ring);
         free(p->workers);
@@ -168,10 +161,10 @@ int pipeline_open(const pipeline_opt_t *opt, pipeline_t **out)
 int pipeline_submit(pipeline_t *p, void *batch)
 {
     pthread_mutex_lock(&p->lock);
-    double t0 = now();
+    double t0 = sbf_now();
     while (!p->failed && p->submitted - p->delivered == p->cap)
         pthread_cond_wait(&p->room_cv, &p->lock);
-    p->wait_submit += now() - t0;
+    p->wait_submit += sbf_now() - t0;
     if (p->failed || p->closing) {
         int rc = p->closing && !p->failed ? SBF_E_PARAM : p->status;
         const char *msg = p->failed ? p->err : "the pipeline is closed: no more batches";
@@ -223,7 +216,7 @@ void pipeline_stats(const pipeline_t *p, pipeline_stats_t *st)
     st->slots = p->o.gpu_copies;
     memcpy(st->busy, p->busy, sizeof st->busy);
     st->wait_submit = p->wait_submit;
-    st->wall = now() - p->t0;
+    st->wall = sbf_now() - p->t0;
 }
 
 void pipeline_free(pipeline_t *p)

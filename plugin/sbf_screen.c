@@ -255,7 +255,7 @@ static void describe_run(run_t *r)
 {
     screen_t *s = &r->s;
     const screen_opt_t *o = s->o;
-    s->sum.seconds = screen_now() - s->t0;
+    s->sum.seconds = sbf_now() - s->t0;
     s->sum.cmd = o->cmd;
     s->sum.mode = o->mode == SCREEN_TAG ? "tag" : o->mode == SCREEN_SPLIT ? "split" : o->mode == SCREEN_FILTER ? "filter" : "count";
     s->sum.unit = o->in[1] || o->interleaved ? "pairs" : s->pairs_seen ? "fragments" : "reads";
@@ -369,7 +369,7 @@ int screen_run(const screen_opt_t *o)
     memset(&r, 0, sizeof r);
     screen_t *s = &r.s;
     s->o = o;
-    s->t0 = screen_now();
+    s->t0 = sbf_now();
     pthread_mutex_init(&s->err_lock, NULL);
     int status = 1;
     if (o->gpus.mode != SBF_GPU_NONE)

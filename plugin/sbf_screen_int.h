@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "../bam/sbf_batch.h"
+#include "../filters/sbf_clock.h"
 #include "../filters/sbf_helper.h"
 #include "sbf.h"
 #include "sbf_pipeline.h"
@@ -115,8 +116,6 @@ typedef struct {
 
 /* ------------------------------------------------------------------ sbf_screen_stages.c */
 
-/* Monotonic seconds, for the stage timings. */
-double screen_now(void);
 /* Record the first failure and stop every stage (see sbf_screen_stages.c). */
 void screen_fail(screen_t *s, const char *msg);
 /* Free a job's buffers (its batch included). */

@@ -6,7 +6,6 @@
  * allocates only while batches grow. The first failure of any stage stops them all (screen_fail). */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../filters/sbf_error.h"
 #include "../filters/sbf_mem.h"
@@ -14,13 +13,6 @@
 #include "sbf_screen_int.h"
 
 /* ------------------------------------------------------------------ the job */
-
-double screen_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* Record the first failure (the calling thread's sbf error message) and stop every stage. */
 void screen_fail(screen_t *s, const char *msg)
@@ -113,9 +105,9 @@ void *screen_reader_main(void *arg)
     void *item;
     while (sbf_queue_pop(&s->free_q, &item)) {
         job_t *j = item;
-        double t = screen_now();
+        double t = sbf_now();
         int rc = sbf_input_next(s->input, &j->batch, s->batch_bases);
-        s->t_read += screen_now() - t;
+        s->t_read += sbf_now() - t;
         if (rc < 0) {
             screen_fail(s, sbf_error_message());
             break;
@@ -248,14 +240,14 @@ int screen_work_job(void *ctx, void *item, int slot)
     pipeline_busy(s->engine, slot, 1);
     int rc = query_job(s, j, slot);
     pipeline_busy(s->engine, slot, 0);
-    double t0 = screen_now();
+    double t0 = sbf_now();
     if (rc == SBF_OK)
         rc = score_job(s, j);
-    double t1 = screen_now();
+    double t1 = sbf_now();
     if (rc == SBF_OK && s->encode)
         rc = encode_job(s, j);
     j->t_score = t1 - t0;
-    j->t_encode = screen_now() - t1;
+    j->t_encode = sbf_now() - t1;
     return rc;
 }
 
@@ -376,7 +368,7 @@ int screen_deliver_job(void *ctx, void *item)
 
 void screen_progress(screen_t *s, int final)
 {
-    double t = screen_now() - s->t0;
+    double t = sbf_now() - s->t0;
     fprintf(stderr, "\rsbf %s: %llu reads, %.0f reads/s%s", s->o->cmd, (unsigned long long)s->sum.reads_out,
             t > 0 ? (double)s->sum.reads_out / t : 0.0, final ? "\n" : "   ");
 }
@@ -514,22 +506,22 @@ void *screen_writer_main(void *arg)
 {
     screen_t *s = arg;
     void *item;
-    double last = screen_now();
+    double last = sbf_now();
     for (;;) {
-        double t = screen_now();
+        double t = sbf_now();
         if (!sbf_queue_pop(&s->write_q, &item))
             break;
-        s->t_wait_write += screen_now() - t;
-        t = screen_now();
+        s->t_wait_write += sbf_now() - t;
+        t = sbf_now();
         int rc = write_job(s, item);
-        s->t_write += screen_now() - t;
+        s->t_write += sbf_now() - t;
         if (rc != SBF_OK) {
             screen_fail(s, sbf_error_message());
             break;
         }
-        if (s->show_progress && screen_now() - last >= 1.0) {
+        if (s->show_progress && sbf_now() - last >= 1.0) {
             screen_progress(s, 0);
-            last = screen_now();
+            last = sbf_now();
         }
         if (sbf_queue_push(&s->free_q, item) < 0)
             break;
