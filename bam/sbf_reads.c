@@ -2,19 +2,19 @@
  * (which reads plain, gzip and BGZF alike), SAM/BAM/CRAM through sam_read1. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <time.h>
-#include <pthread.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include <htslib/bgzf.h>
 #include <htslib/hfile.h>
 #include <htslib/hts.h>
 
+#include "../filters/sbf_clock.h"
 #include "../filters/sbf_error.h"
+#include "../filters/sbf_helper.h"
 #include "sbf_fastx.h"
 #include "sbf_reads.h"
 #include "sbf_source.h"
@@ -63,15 +63,12 @@ struct sbf_reader_s {
     int at_eof;
     sbf_pins_t touched;        /* blocks records were handed out from since the last pin */
     long long n_in_place;
-    /* read-ahead: a thread fills the next block (from `headroom` on, room for the record the
-     * current block ends inside) while the records of this one are parsed */
-    pthread_t ahead_thread;
-    int ahead_running;
-    pthread_mutex_t ahead_mu;
-    pthread_cond_t ahead_cv;
-    sbf_block_t *ahead;        /* the block asked for */
-    enum { AHEAD_IDLE, AHEAD_ASKED, AHEAD_FILLED, AHEAD_QUIT } ahead_state;
+    /* read-ahead: a helper thread fills the next block (from `headroom` on, room for the record
+     * the current block ends inside) while the records of this one are parsed */
+    sbf_helper_t ahead_thread;
+    sbf_block_t *ahead;        /* the block asked for, until taken */
     ssize_t ahead_n;           /* bytes it got, or -1: a read error */
+    double ahead_secs;         /* seconds its filling took */
     double t_fill, t_wait;     /* seconds the read-ahead read, and the parser waited for it */
     /* a plain regular file is mapped window by window instead of read: no copy of its bytes
      * at all (a read() into a block wrote every byte to memory once more, and the parser read
@@ -345,84 +342,46 @@ void sbf_read_release(sbf_read_t *r)
 /* ---- plain FASTQ in place ---- */
 
 
-static double seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static void *ahead_main(void *arg)
+/* The read-ahead's task (on its helper thread): the block asked for filled from `headroom`
+ * on, with the next window of a mapped file (its pages mapped now) or the stream's bytes. */
+static void *ahead_fill(void *arg)
 {
     sbf_reader_t *rd = arg;
-    pthread_mutex_lock(&rd->ahead_mu);
-    for (;;) {
-        while (rd->ahead_state != AHEAD_ASKED && rd->ahead_state != AHEAD_QUIT)
-            pthread_cond_wait(&rd->ahead_cv, &rd->ahead_mu);
-        if (rd->ahead_state == AHEAD_QUIT)
-            break;
-        sbf_block_t *b = rd->ahead;
-        pthread_mutex_unlock(&rd->ahead_mu);
-        size_t at = rd->headroom;
-        ssize_t n = 0;
-        const double t0 = seconds();
-        if (rd->fd >= 0) {   /* the next window of the file, its pages mapped now */
-            long long left = rd->file_size - rd->next_off;
-            size_t len = left < (long long)rd->block_size ? (size_t)left : rd->block_size;
-            b->origin = rd->next_off - (long long)rd->headroom;
-            if (len > 0 && mmap(b->data + at, len, PROT_READ, MAP_PRIVATE | MAP_FIXED | MAP_POPULATE, rd->fd,
-                                (off_t)rd->next_off) == MAP_FAILED) {
-                n = -1;
-            } else {
-                at += len;
-                rd->next_off += (long long)len;
-            }
+    sbf_block_t *b = rd->ahead;
+    size_t at = rd->headroom;
+    ssize_t n = 0;
+    const double t0 = sbf_now();
+    if (rd->fd >= 0) {
+        long long left = rd->file_size - rd->next_off;
+        size_t len = left < (long long)rd->block_size ? (size_t)left : rd->block_size;
+        b->origin = rd->next_off - (long long)rd->headroom;
+        if (len > 0 && mmap(b->data + at, len, PROT_READ, MAP_PRIVATE | MAP_FIXED | MAP_POPULATE, rd->fd,
+                            (off_t)rd->next_off) == MAP_FAILED) {
+            n = -1;
         } else {
-            while (at < b->cap && (n = sbf_source_read(rd->in.src, b->data + at, b->cap - at)) > 0)
-                at += (size_t)n;
+            at += len;
+            rd->next_off += (long long)len;
         }
-        const double t = seconds() - t0;
-        pthread_mutex_lock(&rd->ahead_mu);
-        rd->t_fill += t;
-        rd->ahead_n = n < 0 ? -1 : (ssize_t)(at - rd->headroom);
-        rd->ahead_state = AHEAD_FILLED;
-        pthread_cond_broadcast(&rd->ahead_cv);
+    } else {
+        while (at < b->cap && (n = sbf_source_read(rd->in.src, b->data + at, b->cap - at)) > 0)
+            at += (size_t)n;
     }
-    pthread_mutex_unlock(&rd->ahead_mu);
+    rd->ahead_n = n < 0 ? -1 : (ssize_t)(at - rd->headroom);
+    rd->ahead_secs = sbf_now() - t0;
     return NULL;
 }
 
-/* The read-ahead thread fills a new block (started on first use). */
+/* A new block filled by the read-ahead's thread (or now, on this one, when no thread can be
+ * had). */
 static int ahead_ask(sbf_reader_t *rd)
 {
     sbf_block_t *b = rd->fd >= 0 ? sbf_block_get_mapped(&rd->blocks, rd->headroom + rd->block_size)
                                  : sbf_block_get(&rd->blocks, rd->block_size);
     if (!b)
         return sbf_error(SBF_E_NOMEM, "out of memory reading %s", rd->path);
-    if (!rd->ahead_running) {
-        if (pthread_mutex_init(&rd->ahead_mu, NULL) != 0) {
-            sbf_block_put(b);
-            return sbf_error(SBF_E_THREAD, "%s: cannot start the reading thread", rd->path);
-        }
-        if (pthread_cond_init(&rd->ahead_cv, NULL) != 0) {
-            pthread_mutex_destroy(&rd->ahead_mu);
-            sbf_block_put(b);
-            return sbf_error(SBF_E_THREAD, "%s: cannot start the reading thread", rd->path);
-        }
-        rd->ahead_state = AHEAD_IDLE;
-        if (pthread_create(&rd->ahead_thread, NULL, ahead_main, rd) != 0) {
-            pthread_cond_destroy(&rd->ahead_cv);
-            pthread_mutex_destroy(&rd->ahead_mu);
-            sbf_block_put(b);
-            return sbf_error(SBF_E_THREAD, "%s: cannot start the reading thread", rd->path);
-        }
-        rd->ahead_running = 1;
-    }
-    pthread_mutex_lock(&rd->ahead_mu);
     rd->ahead = b;
-    rd->ahead_state = AHEAD_ASKED;
-    pthread_cond_broadcast(&rd->ahead_cv);
-    pthread_mutex_unlock(&rd->ahead_mu);
+    if (!sbf_helper_run(&rd->ahead_thread, ahead_fill, rd))
+        ahead_fill(rd);
     return SBF_OK;
 }
 
@@ -431,36 +390,23 @@ static int ahead_ask(sbf_reader_t *rd)
 static sbf_block_t *ahead_take(sbf_reader_t *rd, ssize_t *n)
 {
     *n = 0;
-    if (!rd->ahead_running)
+    if (!rd->ahead)
         return NULL;
-    const double t0 = seconds();
-    pthread_mutex_lock(&rd->ahead_mu);
-    while (rd->ahead_state == AHEAD_ASKED)
-        pthread_cond_wait(&rd->ahead_cv, &rd->ahead_mu);
-    rd->t_wait += seconds() - t0;
-    sbf_block_t *b = rd->ahead_state == AHEAD_FILLED ? rd->ahead : NULL;
-    if (b)
-        *n = rd->ahead_n;
+    const double t0 = sbf_now();
+    sbf_helper_wait(&rd->ahead_thread);
+    rd->t_wait += sbf_now() - t0;
+    rd->t_fill += rd->ahead_secs;
+    sbf_block_t *b = rd->ahead;
+    *n = rd->ahead_n;
     rd->ahead = NULL;
-    rd->ahead_state = AHEAD_IDLE;
-    pthread_mutex_unlock(&rd->ahead_mu);
     return b;
 }
 
 static void ahead_stop(sbf_reader_t *rd)
 {
-    if (!rd->ahead_running)
-        return;
     ssize_t n;
     sbf_block_put(ahead_take(rd, &n));
-    pthread_mutex_lock(&rd->ahead_mu);
-    rd->ahead_state = AHEAD_QUIT;
-    pthread_cond_broadcast(&rd->ahead_cv);
-    pthread_mutex_unlock(&rd->ahead_mu);
-    pthread_join(rd->ahead_thread, NULL);
-    pthread_cond_destroy(&rd->ahead_cv);
-    pthread_mutex_destroy(&rd->ahead_mu);
-    rd->ahead_running = 0;
+    sbf_helper_stop(&rd->ahead_thread);
 }
 
 /* More bytes after `pos`: the next block, read ahead, with the record begun at `pos` moved
@@ -472,7 +418,7 @@ static int in_place_more(sbf_reader_t *rd)
     if (rd->at_eof)
         return 0;
     int rc;
-    if (!rd->ahead_running && (rc = ahead_ask(rd)) != SBF_OK)
+    if (!rd->ahead && (rc = ahead_ask(rd)) != SBF_OK)
         return rc;
     ssize_t n;
     sbf_block_t *nb = ahead_take(rd, &n), *b = rd->cur;

@@ -1,7 +1,8 @@
 /* sbf_helper.h -- a thread that runs one task at a time for its owner, kept from task to task:
  * the owner hands it a share of the work, does its own share, then waits (a thread made per
- * batch cost 20-50 us a batch). Used by the reader (mate 2's records, half of the pairing) and
- * the writer (half of the output files). One owner thread per helper. */
+ * batch cost 20-50 us a batch). Used by the reader (mate 2's records, half of the pairing), each
+ * file's read-ahead (the next block), the writer (half of the output files) and the CPU
+ * engine's query threads. One owner thread per helper. */
 #ifndef SBF_HELPER_H
 #define SBF_HELPER_H
 
