@@ -37,6 +37,26 @@ static int fastx_same(const kstring_t *a, const kstring_t *b)
     return a->l == b->l && (a->l == 0 || memcmp(a->s, b->s, a->l) == 0);
 }
 
+/* One record of kseq (code r1) against the other parser's (code r2, strings f[4]: name,
+ * comment, sequence, qualities): 1 they agree, 0 both ended, -1 they differ (described in why,
+ * `who` the other parser, `how` the circumstances). */
+static int fastx_same_record(const kseq_t *ks, int r1, int r2, const kstring_t f[4], int record, const char *who,
+                             const char *how, char *why, size_t why_size)
+{
+    if (r1 != r2) {
+        snprintf(why, why_size, "record %d: kseq returns %d, %s %d (%s)", record, r1, who, r2, how);
+        return -1;
+    }
+    if (r1 < 0)
+        return 0;
+    if (!fastx_same(&ks->name, &f[0]) || !fastx_same(&ks->comment, &f[1]) || !fastx_same(&ks->seq, &f[2]) ||
+        !fastx_same(&ks->qual, &f[3])) {
+        snprintf(why, why_size, "record %d ('%s'): the strings differ (%s)", record, ks->name.s ? ks->name.s : "", how);
+        return -1;
+    }
+    return 1;
+}
+
 /* Both parsers over data[0..len) in pieces of `piece` bytes, at most max_records records:
  * the records read (>= 0) when every code and every string agree, else -1 with the first
  * difference described in why. */
@@ -50,21 +70,16 @@ static int fastx_diff(const char *data, size_t len, size_t piece, int max_record
         snprintf(why, why_size, "out of memory");
         differ = 1;
     }
+    char how[32];
+    snprintf(how, sizeof how, "pieces of %zu", piece);
     while (!differ && records < max_records) {
         int r1 = kseq_read(ks), r2 = sbf_fastx_read(fx);
-        if (r1 != r2) {
-            snprintf(why, why_size, "record %d: kseq returns %d, sbf_fastx %d (pieces of %zu)", records, r1, r2, piece);
-            differ = 1;
-        } else if (r1 < 0) {
+        const kstring_t f[4] = {fx->name, fx->comment, fx->seq, fx->qual};
+        int same = fastx_same_record(ks, r1, r2, f, records, "sbf_fastx", how, why, why_size);
+        if (same == 0)
             break;
-        } else if (!fastx_same(&ks->name, &fx->name) || !fastx_same(&ks->comment, &fx->comment) ||
-                   !fastx_same(&ks->seq, &fx->seq) || !fastx_same(&ks->qual, &fx->qual)) {
-            snprintf(why, why_size, "record %d ('%s'): the strings differ (pieces of %zu)", records,
-                     ks->name.s ? ks->name.s : "", piece);
-            differ = 1;
-        } else {
-            ++records;
-        }
+        differ = same < 0;
+        records += same > 0;
     }
     kseq_destroy(ks);
     sbf_fastx_destroy(fx);
@@ -112,20 +127,13 @@ static int fastx_diff_span(const char *data, size_t len, size_t prime, size_t pi
             r2 = sbf_fastx_read(fx);
             name = fx->name, comment = fx->comment, seq = fx->seq, qual = fx->qual;
         }
-        if (r1 != r2) {
-            snprintf(why, why_size, "record %d: kseq returns %d, in place %d (%s)", records, r1, r2,
-                     fx ? "after the hand-over" : "parsed in place");
-            differ = 1;
-        } else if (r1 < 0) {
+        const kstring_t f[4] = {name, comment, seq, qual};
+        int same = fastx_same_record(ks, r1, r2, f, records, "in place",
+                                     fx ? "after the hand-over" : "parsed in place", why, why_size);
+        if (same == 0)
             break;
-        } else if (!fastx_same(&ks->name, &name) || !fastx_same(&ks->comment, &comment) ||
-                   !fastx_same(&ks->seq, &seq) || !fastx_same(&ks->qual, &qual)) {
-            snprintf(why, why_size, "record %d ('%s'): the strings differ (%s)", records, ks->name.s ? ks->name.s : "",
-                     fx ? "after the hand-over" : "parsed in place");
-            differ = 1;
-        } else {
-            ++records;
-        }
+        differ = same < 0;
+        records += same > 0;
     }
     kseq_destroy(ks);
     sbf_fastx_destroy(fx);
