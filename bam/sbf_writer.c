@@ -330,7 +330,54 @@ static int format_fastx(const sbf_writer_t *w, const sbf_read_t *r, const sbf_ta
 
 /* ---- SAM/BAM/CRAM ---- */
 
-static int tags_absent(const bam1_t *b, const sbf_tagnames_t *tn);
+/* Does b's aux data hold none of the tags sbf writes (and is it well formed)? Then the tags
+ * are appended as bam_aux_update_*() would append them, without their search of the aux data
+ * per tag (add_tags_bam). */
+static int tags_absent(const bam1_t *b, const sbf_tagnames_t *tn)
+{
+    const uint8_t *p = bam_get_aux(b), *end = b->data + b->l_data;
+    while (p < end) {
+        if (end - p < 3)
+            return 0;
+        if ((p[0] == tn->category[0] && p[1] == tn->category[1]) || (p[0] == tn->score[0] && p[1] == tn->score[1]) ||
+            (tn->with_hits && p[0] == tn->hits[0] && p[1] == tn->hits[1]))
+            return 0;
+        const uint8_t type = p[2];
+        p += 3;
+        size_t size;
+        switch (type) {
+        case 'A': case 'c': case 'C': size = 1; break;
+        case 's': case 'S': size = 2; break;
+        case 'i': case 'I': case 'f': size = 4; break;
+        case 'd': size = 8; break;
+        case 'Z': case 'H': {
+            const uint8_t *z = memchr(p, 0, (size_t)(end - p));
+            if (!z)
+                return 0;
+            p = z + 1;
+            continue;
+        }
+        case 'B': {
+            if (end - p < 5)
+                return 0;
+            uint32_t n;
+            memcpy(&n, p + 1, 4);
+            size_t elem = p[0] == 'c' || p[0] == 'C' ? 1 : p[0] == 's' || p[0] == 'S' ? 2
+                        : p[0] == 'i' || p[0] == 'I' || p[0] == 'f' ? 4 : 0;
+            if (!elem)
+                return 0;
+            size = 5 + (size_t)n * elem;
+            break;
+        }
+        default:
+            return 0;
+        }
+        if ((size_t)(end - p) < size)
+            return 0;
+        p += size;
+    }
+    return 1;
+}
 
 /* The tags set on b: appended when b has none of them (bam_aux_append(), what the update
  * functions do then, without their search of the aux data per tag), else updated in place. */
@@ -456,88 +503,6 @@ static int encode_bam(const bam1_t *b, kstring_t *out)
     return 0;
 }
 
-/* Does b's aux data hold none of the tags sbf writes (and is it well formed)? Then the tags
- * go after it in the encoded bytes exactly as bam_aux_update_*() would append them, without
- * changing b (a realloc, a move and a search of the aux data per tag and record). */
-static int tags_absent(const bam1_t *b, const sbf_tagnames_t *tn)
-{
-    const uint8_t *p = bam_get_aux(b), *end = b->data + b->l_data;
-    while (p < end) {
-        if (end - p < 3)
-            return 0;
-        if ((p[0] == tn->category[0] && p[1] == tn->category[1]) || (p[0] == tn->score[0] && p[1] == tn->score[1]) ||
-            (tn->with_hits && p[0] == tn->hits[0] && p[1] == tn->hits[1]))
-            return 0;
-        const uint8_t type = p[2];
-        p += 3;
-        size_t size;
-        switch (type) {
-        case 'A': case 'c': case 'C': size = 1; break;
-        case 's': case 'S': size = 2; break;
-        case 'i': case 'I': case 'f': size = 4; break;
-        case 'd': size = 8; break;
-        case 'Z': case 'H': {
-            const uint8_t *z = memchr(p, 0, (size_t)(end - p));
-            if (!z)
-                return 0;
-            p = z + 1;
-            continue;
-        }
-        case 'B': {
-            if (end - p < 5)
-                return 0;
-            uint32_t n;
-            memcpy(&n, p + 1, 4);
-            size_t elem = p[0] == 'c' || p[0] == 'C' ? 1 : p[0] == 's' || p[0] == 'S' ? 2
-                        : p[0] == 'i' || p[0] == 'I' || p[0] == 'f' ? 4 : 0;
-            if (!elem)
-                return 0;
-            size = 5 + (size_t)n * elem;
-            break;
-        }
-        default:
-            return 0;
-        }
-        if ((size_t)(end - p) < size)
-            return 0;
-        p += size;
-    }
-    return 1;
-}
-
-/* The tags appended to the BAM record encoded at out->s + at, its block length grown. */
-static int append_tags_bam(kstring_t *out, size_t at, const sbf_tagnames_t *tn, const sbf_tags_t *tags)
-{
-    const size_t cat = strlen(tags->category) + 1, before = out->l;
-    const size_t hits = tn->with_hits ? 8 + 4 * (size_t)tags->n_hits : 0;
-    if (ks_resize(out, out->l + 3 + cat + 7 + hits + 1) < 0)
-        return -1;
-    char *p = out->s + out->l;
-    memcpy(p, tn->category, 2);
-    p[2] = 'Z';
-    memcpy(p + 3, tags->category, cat);
-    p += 3 + cat;
-    memcpy(p, tn->score, 2);
-    p[2] = 'f';
-    memcpy(p + 3, &tags->score, 4);
-    p += 7;
-    if (tn->with_hits) {
-        uint32_t n = (uint32_t)tags->n_hits;
-        memcpy(p, tn->hits, 2);
-        p[2] = 'B';
-        p[3] = 'I';
-        memcpy(p + 4, &n, 4);
-        memcpy(p + 8, tags->hits, 4 * (size_t)n);
-        p += hits;
-    }
-    out->l = (size_t)(p - out->s);
-    uint32_t block_len;
-    memcpy(&block_len, out->s + at, 4);
-    block_len += (uint32_t)(out->l - before);
-    memcpy(out->s + at, &block_len, 4);
-    return 0;
-}
-
 int sbf_writer_encode(const sbf_writer_t *w, sbf_read_t *r, const sbf_tags_t *tags, bam1_t **scratch, kstring_t *out)
 {
     if (w->bgzf)
@@ -551,14 +516,10 @@ int sbf_writer_encode(const sbf_writer_t *w, sbf_read_t *r, const sbf_tags_t *ta
                                  r->name.s);
         b = *scratch;
     }
-    const int with_tags = tags && tags->category, append = with_tags && tags_absent(b, &w->opt.tags);
-    if (with_tags && !append && add_tags_bam(b, &w->opt.tags, tags) < 0)
+    if (add_tags_bam(b, &w->opt.tags, tags) < 0)
         return sbf_error(SBF_E_FORMAT, "record '%.*s': cannot add the tags (corrupt or conflicting aux data)",
                              (int)r->name.l, r->name.s);
-    const size_t at = out->l;
     int rc = encode_bam(b, out);
-    if (rc == 0 && append && append_tags_bam(out, at, &w->opt.tags, tags) < 0)
-        rc = -1;
     if (rc < 0)
         return sbf_error(SBF_E_NOMEM, "out of memory writing %s", sbf_writer_path(w));
     if (rc > 0)
