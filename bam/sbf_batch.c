@@ -72,11 +72,13 @@ int sbf_input_free(sbf_input_t *in)
     return rc ? rc : rc2;
 }
 
-long long sbf_input_in_place(const sbf_input_t *in, double *fill, double *wait)
+long long sbf_input_in_place(const sbf_input_t *in, long long *ahead, double *fill, double *wait)
 {
     *fill = *wait = 0;
+    *ahead = 0;
     if (!in)
         return 0;
+    *ahead = sbf_reader_parsed_ahead(in->rd[0]) + sbf_reader_parsed_ahead(in->rd[1]);
     for (int m = 0; m < 2; ++m) {
         double f, w;
         sbf_reader_times(in->rd[m], &f, &w);

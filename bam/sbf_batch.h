@@ -41,9 +41,10 @@ int sbf_input_new(sbf_reader_t *in1, sbf_reader_t *in2, sbf_pairing_t pairing, s
 /* Refill b (its records are reused). 1: b holds records; 0: end of input; < 0: error
  * (message in sbf_error_message(), naming the file and record). */
 int sbf_input_next(sbf_input_t *in, sbf_batch_t *b, uint64_t max_bases);
-/* Records parsed in place (sbf_reader_in_place) by the readers; *fill and *wait the larger
- * of the two files' read-ahead times (sbf_reader_times). */
-long long sbf_input_in_place(const sbf_input_t *in, double *fill, double *wait);
+/* Records parsed in place (sbf_reader_in_place) by the readers; *ahead those the read-ahead
+ * threads parsed; *fill and *wait the larger of the two files' read-ahead times
+ * (sbf_reader_times). */
+long long sbf_input_in_place(const sbf_input_t *in, long long *ahead, double *fill, double *wait);
 /* Closes the readers; 0 or the first close error. */
 int sbf_input_free(sbf_input_t *in);
 

@@ -12,9 +12,8 @@
 #include <htslib/hfile.h>
 #include <htslib/hts.h>
 
-#include "../filters/sbf_clock.h"
 #include "../filters/sbf_error.h"
-#include "../filters/sbf_helper.h"
+#include "sbf_ahead.h"
 #include "sbf_fastx.h"
 #include "sbf_reads.h"
 #include "sbf_source.h"
@@ -63,18 +62,18 @@ struct sbf_reader_s {
     int at_eof;
     sbf_pins_t touched;        /* blocks records were handed out from since the last pin */
     long long n_in_place;
-    /* read-ahead: a helper thread fills the next block (from `headroom` on, room for the record
-     * the current block ends inside) while the records of this one are parsed */
-    sbf_helper_t ahead_thread;
-    sbf_block_t *ahead;        /* the block asked for, until taken */
-    ssize_t ahead_n;           /* bytes it got, or -1: a read error */
-    double ahead_secs;         /* seconds its filling took */
+    /* read-ahead (sbf_ahead.c): blocks filled by other threads, from `headroom` on (room for
+     * the record the current block ends inside); a mapped file's records parsed ahead */
+    sbf_ahead_t *ahead;
+    sbf_spans_t spans;          /* records of `cur` parsed ahead; the next one at spans_next */
+    size_t spans_next;
+    long long n_ahead;          /* records taken as parsed ahead */
     double t_fill, t_wait;     /* seconds the read-ahead read, and the parser waited for it */
     /* a plain regular file is mapped window by window instead of read: no copy of its bytes
      * at all (a read() into a block wrote every byte to memory once more, and the parser read
      * it back); the windows are read-only, so records are not NUL-terminated there */
     int fd;                    /* -1: read */
-    long long file_size, next_off;   /* the file; the offset of the next window */
+    long long file_size;
 };
 
 static const char *format_name(enum htsExactFormat f)
@@ -339,89 +338,61 @@ void sbf_read_release(sbf_read_t *r)
     }
 }
 
-/* ---- plain FASTQ in place ---- */
+/* ---- FASTQ in place ---- */
 
+/* Threads that map and parse a file's windows ahead of its reader (more did not help: the
+ * mate files are two readers, and the engine and writer need cores too). */
+#define AHEAD_WORKERS 3
 
-/* The read-ahead's task (on its helper thread): the block asked for filled from `headroom`
- * on, with the next window of a mapped file (its pages mapped now) or the stream's bytes. */
-static void *ahead_fill(void *arg)
-{
-    sbf_reader_t *rd = arg;
-    sbf_block_t *b = rd->ahead;
-    size_t at = rd->headroom;
-    ssize_t n = 0;
-    const double t0 = sbf_now();
-    if (rd->fd >= 0) {
-        long long left = rd->file_size - rd->next_off;
-        size_t len = left < (long long)rd->block_size ? (size_t)left : rd->block_size;
-        b->origin = rd->next_off - (long long)rd->headroom;
-        if (len > 0 && mmap(b->data + at, len, PROT_READ, MAP_PRIVATE | MAP_FIXED | MAP_POPULATE, rd->fd,
-                            (off_t)rd->next_off) == MAP_FAILED) {
-            n = -1;
-        } else {
-            at += len;
-            rd->next_off += (long long)len;
-        }
-    } else {
-        while (at < b->cap && (n = sbf_source_read(rd->in.src, b->data + at, b->cap - at)) > 0)
-            at += (size_t)n;
-    }
-    rd->ahead_n = n < 0 ? -1 : (ssize_t)(at - rd->headroom);
-    rd->ahead_secs = sbf_now() - t0;
-    return NULL;
-}
-
-/* A new block filled by the read-ahead's thread (or now, on this one, when no thread can be
- * had). */
+/* A new block to be filled ahead. */
 static int ahead_ask(sbf_reader_t *rd)
 {
     sbf_block_t *b = rd->fd >= 0 ? sbf_block_get_mapped(&rd->blocks, rd->headroom + rd->block_size)
                                  : sbf_block_get(&rd->blocks, rd->block_size);
     if (!b)
         return sbf_error(SBF_E_NOMEM, "out of memory reading %s", rd->path);
-    rd->ahead = b;
-    if (!sbf_helper_run(&rd->ahead_thread, ahead_fill, rd))
-        ahead_fill(rd);
+    sbf_ahead_ask(rd->ahead, b);
     return SBF_OK;
 }
 
-/* The block asked for, once filled, and *n its bytes (from headroom on; -1: a read error);
- * NULL when none was asked for. */
-static sbf_block_t *ahead_take(sbf_reader_t *rd, ssize_t *n)
+/* The read-ahead started: one thread for a stream, more for a mapped file (parsing ahead),
+ * as many blocks asked for as it fills at once. */
+static int ahead_start(sbf_reader_t *rd)
 {
-    *n = 0;
-    if (!rd->ahead)
-        return NULL;
-    const double t0 = sbf_now();
-    sbf_helper_wait(&rd->ahead_thread);
-    rd->t_wait += sbf_now() - t0;
-    rd->t_fill += rd->ahead_secs;
-    sbf_block_t *b = rd->ahead;
-    *n = rd->ahead_n;
-    rd->ahead = NULL;
-    return b;
+    sbf_ahead_opt_t o = {rd->headroom, rd->fd, rd->file_size, rd->block_size, rd->in.src, AHEAD_WORKERS};
+    int rc = sbf_ahead_open(&o, &rd->ahead);
+    if (rc != SBF_OK)
+        return sbf_error(rc, "%s: %s", rd->path, sbf_error_message());
+    for (int i = 0; i < sbf_ahead_depth(rd->ahead); ++i)
+        if ((rc = ahead_ask(rd)) != SBF_OK)
+            return rc;
+    return SBF_OK;
 }
 
 static void ahead_stop(sbf_reader_t *rd)
 {
-    ssize_t n;
-    sbf_block_put(ahead_take(rd, &n));
-    sbf_helper_stop(&rd->ahead_thread);
+    double busy = 0;
+    sbf_ahead_close(rd->ahead, &busy);
+    rd->ahead = NULL;
+    rd->t_fill += busy;
 }
 
 /* More bytes after `pos`: the next block, read ahead, with the record begun at `pos` moved
  * in front of its bytes (into its headroom, or, for a record longer than that, into a block
- * that holds both); then the block after it is asked for. 1 more bytes, 0 the end of the
- * data, < 0 an error. */
+ * that holds both); then one more block is asked for. 1 more bytes, 0 the end of the data,
+ * < 0 an error. */
 static int in_place_more(sbf_reader_t *rd)
 {
     if (rd->at_eof)
         return 0;
     int rc;
-    if (!rd->ahead && (rc = ahead_ask(rd)) != SBF_OK)
+    if (!rd->ahead && (rc = ahead_start(rd)) != SBF_OK)
         return rc;
     ssize_t n;
-    sbf_block_t *nb = ahead_take(rd, &n), *b = rd->cur;
+    double waited;
+    sbf_block_t *nb = sbf_ahead_take(rd->ahead, &n, &rd->spans, &waited), *b = rd->cur;
+    rd->t_wait += waited;
+    rd->spans_next = 0;
     if (!nb || n < 0) {
         sbf_block_put(nb);
         rd->in.failed = 1;
@@ -446,6 +417,7 @@ static int in_place_more(sbf_reader_t *rd)
         sbf_block_put(nb);
         nb = big;
         start = rd->headroom;
+        rd->spans.n = 0;   /* its records moved: parsed again here */
     }
     if (keep)
         memcpy(nb->data + start, b->data + rd->pos, keep);
@@ -453,7 +425,7 @@ static int in_place_more(sbf_reader_t *rd)
     sbf_block_put(b);
     rd->cur = nb;
     rd->pos = start;
-    return ahead_ask(rd) == SBF_OK ? 1 : SBF_E_NOMEM;
+    return ahead_ask(rd);
 }
 
 /* The record slot points into the block from now on: buffers it owned are freed. */
@@ -469,12 +441,14 @@ static void borrow(sbf_read_t *r)
 }
 
 /* From here on kseq's parser reads the file, starting with the bytes read but not parsed in
- * place: the rest of the current block and the block read ahead. */
+ * place: a mapped file's stream is moved to the record; a stream's parser is given the rest
+ * of the current block and the block read ahead (a stream has one). */
 static int leave_in_place(sbf_reader_t *rd)
 {
     rd->in_place = 0;
     ssize_t n = 0;
-    sbf_block_t *b = rd->cur, *nb = ahead_take(rd, &n);
+    double waited;
+    sbf_block_t *b = rd->cur, *nb = rd->ahead ? sbf_ahead_take(rd->ahead, &n, NULL, &waited) : NULL;
     ahead_stop(rd);
     int rc = SBF_OK;
     if (rd->fd >= 0) {
@@ -482,6 +456,7 @@ static int leave_in_place(sbf_reader_t *rd)
         long long at = b ? b->origin + (long long)rd->pos : 0;
         if (hseek(rd->in.bgzf->fp, (off_t)at, SEEK_SET) < 0)
             rc = sbf_error_errno(SBF_E_IO, errno, "%s: cannot seek", rd->path);
+        n = 0;
     } else {
         size_t keep = b ? b->len - rd->pos : 0, more = nb && n > 0 ? (size_t)n : 0;
         char *all = malloc(keep + more + 1);
@@ -505,6 +480,21 @@ static int leave_in_place(sbf_reader_t *rd)
     return rc;
 }
 
+/* The record at `pos`: as parsed ahead when a record parsed ahead starts exactly there (the
+ * same function on the same bytes), else parsed now. */
+static int span_at(sbf_reader_t *rd, sbf_fastq_span_t *sp)
+{
+    sbf_spans_t *s = &rd->spans;
+    while (rd->spans_next < s->n && s->at[rd->spans_next] < rd->pos)
+        ++rd->spans_next;   /* the ahead's first record start was not one (or is behind) */
+    if (rd->spans_next < s->n && s->at[rd->spans_next] == rd->pos) {
+        *sp = s->sp[rd->spans_next++];
+        ++rd->n_ahead;
+        return 1;
+    }
+    return sbf_fastq_span(rd->cur->data + rd->pos, rd->cur->len - rd->pos, sp);
+}
+
 static int read_in_place(sbf_reader_t *rd, sbf_read_t *r)
 {
     for (;;) {
@@ -512,7 +502,7 @@ static int read_in_place(sbf_reader_t *rd, sbf_read_t *r)
         if (b && rd->pos < b->len) {
             sbf_fastq_span_t sp;
             char *p = b->data + rd->pos;
-            int rc = sbf_fastq_span(p, b->len - rd->pos, &sp);
+            int rc = span_at(rd, &sp);
             if (rc > 0) {
                 if (sbf_pins_add(&rd->touched, b) < 0)
                     return sbf_error(SBF_E_NOMEM, "out of memory reading %s", rd->path);
@@ -553,9 +543,11 @@ long long sbf_reader_in_place(const sbf_reader_t *rd) { return rd ? rd->n_in_pla
 
 void sbf_reader_times(const sbf_reader_t *rd, double *fill, double *wait)
 {
-    *fill = rd ? rd->t_fill : 0;
+    *fill = rd ? rd->t_fill + (rd->ahead ? sbf_ahead_busy(rd->ahead) : 0) : 0;
     *wait = rd ? rd->t_wait : 0;
 }
+
+long long sbf_reader_parsed_ahead(const sbf_reader_t *rd) { return rd ? rd->n_ahead : 0; }
 
 int sbf_read_own(sbf_read_t *r)
 {
@@ -606,7 +598,9 @@ int sbf_reader_close(sbf_reader_t *rd)
     int rc = SBF_OK;
     if (rd->kseq)
         sbf_fastx_destroy(rd->kseq);
-    ahead_stop(rd);
+    if (rd->ahead)
+        ahead_stop(rd);
+    sbf_spans_free(&rd->spans);
     sbf_pins_free(&rd->touched);
     sbf_block_put(rd->cur);
     sbf_block_pool_close(&rd->blocks);

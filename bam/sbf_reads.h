@@ -82,6 +82,8 @@ long long sbf_reader_in_place(const sbf_reader_t *rd);
 /* In place: seconds its read-ahead thread spent reading (and decompressing), and seconds the
  * parser waited for it (--stats). */
 void sbf_reader_times(const sbf_reader_t *rd, double *fill, double *wait);
+/* Of the records parsed in place, those a read-ahead thread parsed (mapped files). */
+long long sbf_reader_parsed_ahead(const sbf_reader_t *rd);
 
 /* Mate names match when equal after dropping a trailing "/1" or "/2". */
 int sbf_mate_names_match(const char *a, size_t la, const char *b, size_t lb);

@@ -307,7 +307,7 @@ static int commit_outputs(run_t *r)
             return -1;
         }
     }
-    s->in_place = sbf_input_in_place(s->input, &s->t_fill, &s->t_fill_wait);
+    s->in_place = sbf_input_in_place(s->input, &s->in_place_ahead, &s->t_fill, &s->t_fill_wait);
     if (sbf_input_free(s->input) != SBF_OK) {
         s->input = NULL;
         cli_error(o->cmd, "%s", sbf_error_message());

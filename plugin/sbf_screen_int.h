@@ -94,6 +94,7 @@ typedef struct {
     int encode;               /* every output takes encoded records (sbf_writer_can_encode) */
     uint64_t batch_bases;     /* -K, or the engine's default */
     long long in_place;       /* records the readers parsed in place (--stats) */
+    long long in_place_ahead; /* of those, records the read-ahead threads parsed */
     double t_fill, t_fill_wait;   /* the read-ahead's reading, and the parser's waits for it */
     sbf_helper_t write_helper;    /* writes every other output of a batch beside the writer */
     int null_engine;          /* SBF_NULL_ENGINE: queries skipped, to measure the pipeline's I/O */

@@ -313,9 +313,9 @@ void screen_print_stats(const screen_t *s, FILE *fp)
     fprintf(fp, ", waiting for the engine %.2f, scoring %.2f and encoding %.2f (worker seconds), writing %.2f "
             "(writer idle %.2f); wall %.2f; peak RSS %.1f MiB\n", e->wait_submit, s->t_score, s->t_encode, s->t_write,
             s->t_wait_write, s->sum.seconds, peak_kib / 1024.0);
-    fprintf(fp, "sbf %s: input: %lld of %llu records parsed in place (FASTQ); read-ahead busy %.2f s, "
-            "parser waited %.2f s\n", s->o->cmd, s->in_place, (unsigned long long)(s->sum.reads_in + s->sum.extras),
-            s->t_fill, s->t_fill_wait);
+    fprintf(fp, "sbf %s: input: %lld of %llu records parsed in place (FASTQ), %lld of them by the read-ahead; "
+            "read-ahead busy %.2f thread-s, reader waited %.2f s\n", s->o->cmd, s->in_place,
+            (unsigned long long)(s->sum.reads_in + s->sum.extras), s->in_place_ahead, s->t_fill, s->t_fill_wait);
     /* The verdict in words: the stage busy for the largest share of the run, and what helps. */
     double engine = 0;
     for (int i = 0; i < (n ? n : 1); ++i)
