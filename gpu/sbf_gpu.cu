@@ -1249,7 +1249,14 @@ struct sbf_gpu_stream_s {
     uint32_t *d_hits;    /* max_reads * n_targets */
     uint8_t *h_seq;      /* pinned staging of a batch (NULL where the reads come packed and pinned) */
     uint64_t *h_off;
+    /* Both events block the waiting thread instead of spinning on it. With one CUDA context
+     * and more cores, the runtime's default (cudaDeviceScheduleAuto) spin-waits in
+     * cudaStreamSynchronize: the screening pipeline's GPU workers each burned a core while their
+     * batches ran, cores its compression threads needed (bench/e2e.sh, BAM row: sbf 50.5 CPU-s
+     * against samtools' 39.7). Blocking events keep that choice local to these waits, without
+     * setting flags on a context the embedding program may share. */
     cudaEvent_t staged;  /* recorded after a batch's copy-in: the staging may be refilled */
+    cudaEvent_t done;    /* recorded by sbf_gpu_stream_sync: everything queued so far is done */
     bool staged_pending;
 };
 
@@ -1270,6 +1277,8 @@ static void stream_free(sbf_gpu_stream_t *s)
         cudaFreeHost(s->h_off);
     if (s->staged)
         cudaEventDestroy(s->staged);
+    if (s->done)
+        cudaEventDestroy(s->done);
     if (s->owns_stream && s->st)
         cudaStreamDestroy(s->st);
     free(s);
@@ -1296,7 +1305,8 @@ static int stream_new(sbf_gpu_index_t *g, cudaStream_t user, size_t max_reads, s
         CUDA_TRY(cudaStreamCreateWithFlags(&s->st, cudaStreamNonBlocking));
         s->owns_stream = true;
     }
-    CUDA_TRY(cudaEventCreateWithFlags(&s->staged, cudaEventDisableTiming));
+    CUDA_TRY(cudaEventCreateWithFlags(&s->staged, cudaEventDisableTiming | cudaEventBlockingSync));
+    CUDA_TRY(cudaEventCreateWithFlags(&s->done, cudaEventDisableTiming | cudaEventBlockingSync));
     CUDA_TRY(cudaMalloc(&s->d_seq, max_bases + 8));
     CUDA_TRY(cudaMemsetAsync(s->d_seq, 0, max_bases + 8, s->st)); /* the v3 kernel reads 8 bytes at a time */
     CUDA_TRY(cudaMalloc(&s->d_off, (reads + 1) * sizeof *s->d_off));
@@ -1413,7 +1423,8 @@ extern "C" int sbf_gpu_stream_sync(sbf_gpu_stream_t *s)
 {
     int rc = SBF_OK;
     CUDA_TRY(cudaSetDevice(s->g->device));
-    CUDA_TRY(cudaStreamSynchronize(s->st));
+    CUDA_TRY(cudaEventRecord(s->done, s->st));
+    CUDA_TRY(cudaEventSynchronize(s->done));
     s->staged_pending = false;
     return SBF_OK;
 fail:
