@@ -109,6 +109,7 @@ typedef struct {
     int failed;
     /* stage timings (--stats) */
     double t_read, t_score, t_encode, t_write, t_wait_write;
+    double cpu_read, cpu_write;   /* CPU seconds of the reader's and writer's threads in those stages */
     pipeline_stats_t engine_stats;
     int show_progress;
     int pairs_seen;           /* a SAM pair was recognised by its flags: the unit is "fragments" */

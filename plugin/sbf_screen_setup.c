@@ -305,14 +305,14 @@ void screen_print_stats(const screen_t *s, FILE *fp)
     const pipeline_stats_t *e = &s->engine_stats;
     const double wall = s->sum.seconds > 0 ? s->sum.seconds : 1e-9;
     int dev[SBF_MAX_GPUS], n = sbf_index_gpus(s->idx[0], dev, SBF_MAX_GPUS);
-    fprintf(fp, "sbf %s: stages (seconds): reading %.2f, ", s->o->cmd, s->t_read);
+    fprintf(fp, "sbf %s: stages (seconds): reading %.2f (CPU %.2f), ", s->o->cmd, s->t_read, s->cpu_read);
     if (n == 0)
         fprintf(fp, "CPU engine %.2f (busy %.0f%%)", e->busy[0], 100 * e->busy[0] / wall);
     for (int i = 0; i < n; ++i)
         fprintf(fp, "%sGPU %d %.2f (busy %.0f%%)", i ? ", " : "", dev[i], e->busy[i], 100 * e->busy[i] / wall);
     fprintf(fp, ", waiting for the engine %.2f, scoring %.2f and encoding %.2f (worker seconds), writing %.2f "
-            "(writer idle %.2f); wall %.2f; peak RSS %.1f MiB\n", e->wait_submit, s->t_score, s->t_encode, s->t_write,
-            s->t_wait_write, s->sum.seconds, peak_kib / 1024.0);
+            "(CPU %.2f; writer idle %.2f); wall %.2f; peak RSS %.1f MiB\n", e->wait_submit, s->t_score, s->t_encode,
+            s->t_write, s->cpu_write, s->t_wait_write, s->sum.seconds, peak_kib / 1024.0);
     fprintf(fp, "sbf %s: input: %lld of %llu records parsed in place (FASTQ), %lld of them by the read-ahead; "
             "read-ahead busy %.2f thread-s, reader waited %.2f s\n", s->o->cmd, s->in_place,
             (unsigned long long)(s->sum.reads_in + s->sum.extras), s->in_place_ahead, s->t_fill, s->t_fill_wait);

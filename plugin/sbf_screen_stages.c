@@ -105,9 +105,10 @@ void *screen_reader_main(void *arg)
     void *item;
     while (sbf_queue_pop(&s->free_q, &item)) {
         job_t *j = item;
-        double t = sbf_now();
+        double t = sbf_now(), c = sbf_thread_cpu();
         int rc = sbf_input_next(s->input, &j->batch, s->batch_bases);
         s->t_read += sbf_now() - t;
+        s->cpu_read += sbf_thread_cpu() - c;
         if (rc < 0) {
             screen_fail(s, sbf_error_message());
             break;
@@ -513,8 +514,10 @@ void *screen_writer_main(void *arg)
             break;
         s->t_wait_write += sbf_now() - t;
         t = sbf_now();
+        double c = sbf_thread_cpu();
         int rc = write_job(s, item);
         s->t_write += sbf_now() - t;
+        s->cpu_write += sbf_thread_cpu() - c;
         if (rc != SBF_OK) {
             screen_fail(s, sbf_error_message());
             break;

@@ -182,7 +182,7 @@ check "categorize: two files without -e are refused" grep -q "two inputs are mat
 
 # ---- --stats: stage timings, then the limiting stage in words ---------------------------------------
 "$SBF" classify -x idx.sbf --gpu none --stats -o st.bam in2.bam 2> st.err
-check "--stats: stage timings with the engine's busy share" grep -q "^sbf classify: stages (seconds): reading [0-9.]*, CPU engine [0-9.]* (busy [0-9]*%), waiting for the engine" st.err
+check "--stats: stage timings with the engine's busy share" grep -q "^sbf classify: stages (seconds): reading [0-9.]* (CPU [0-9.]*), CPU engine [0-9.]* (busy [0-9]*%), waiting for the engine.*writing [0-9.]* (CPU [0-9.]*; writer idle" st.err
 check "--stats: the limiting stage named, with a remedy" grep -Eq "^sbf classify: limit: (reading|the engine|writing) \(busy [0-9]+% of the run\); " st.err
 
 # ---- records encoded by the engine workers (the GPU path; SBF_ENCODE=1 forces it on the CPU
