@@ -8,7 +8,9 @@
 #                              HOST_SHARE [50] (percent of pairs from the host), BATCH (-K)
 # Each row is the median of RUNS runs, wall and CPU (user + system) seconds (every run's times go
 # to stderr); ONLY_DATA=1 builds the
-# workload and the index and runs nothing; ROWS picks sections [bam fastq bgzf gzip].
+# workload and the index and runs nothing; ROWS picks sections [bam fastq bgzf gzip], and
+# `levels` (not run by default): the BAM row at compression levels 0, 1 and the default, with the
+# queries skipped too, to tell compression's share from the rest.
 # Workload: PAIRS 2x150 pairs simulated by wgsim, HOST_SHARE% from human chr20 (the host) and
 # the rest from E. coli MG1655, interleaved in blocks (THREADS wgsim processes with their own
 # seeds), as an unaligned BAM (samtools import) and as FASTQ (plain, BGZF, and gzip for the
@@ -30,6 +32,7 @@ T=${THREADS:-16}
 H=${HOST_SHARE:-50}
 work=${WORK:-/tmp/sbf-e2e}
 want() { [[ " ${ROWS:-bam fastq bgzf gzip} " == *" $1 "* ]]; }
+want levels && ROWS="${ROWS} bam_data"   # the levels section reads the BAM
 mkdir -p "$work"
 cd "$work" || exit 1
 now() { date +%s.%N; }
@@ -60,7 +63,7 @@ timed() {
     cpu=$(median "${cpus[@]}")
     echo "# $label: ${all[*]} s (CPU ${cpus[*]} s)" >&2
 }
-OUTPUTS="copy.bam tagged.bam tagged2.bam tagged_cpu.bam c1.fq c2.fq t1.fq t2.fq f1.fq f2.fq rt1.fq.gz rt2.fq.gz tz1.fq.gz tz2.fq.gz d1.fq d2.fq gz1.fq gz2.fq"
+OUTPUTS="lv.bam copy.bam tagged.bam tagged2.bam tagged_cpu.bam c1.fq c2.fq t1.fq t2.fq f1.fq f2.fq rt1.fq.gz rt2.fq.gz tz1.fq.gz tz2.fq.gz d1.fq d2.fq gz1.fq gz2.fq"
 fq_records() { local n=0 f; for f in "$@"; do n=$((n + $(wc -l < "$f") / 4)); done; echo $n; }
 gz_records() { local n=0 f; for f in "$@"; do n=$((n + $(bgzip -dc "$f" | wc -l) / 4)); done; echo $n; }
 rows=()
@@ -86,7 +89,7 @@ if [ ! -s r1.fq ]; then
     done
 fi
 P=$(($(wc -l < r1.fq) / 4))   # what wgsim made (it rounds per contig)
-want bam && [ ! -s reads.bam ] && samtools import -@ "$T" -1 r1.fq -2 r2.fq -o reads.bam 2> /dev/null
+{ want bam || want bam_data; } && [ ! -s reads.bam ] && samtools import -@ "$T" -1 r1.fq -2 r2.fq -o reads.bam 2> /dev/null
 want bgzf && [ ! -s r1.fq.gz ] && { bgzip -@ "$T" -c r1.fq > r1.fq.gz && bgzip -@ "$T" -c r2.fq > r2.fq.gz; }
 G=$((P < 1000000 ? P : 1000000))
 if want gzip && [ ! -s g1.fq.gz ]; then
@@ -117,6 +120,23 @@ if [ "$gpus" -ge 2 ]; then
 fi
 timed classify_cpu "$SBF" classify "${K[@]}" -@ "$T" --gpu none -x idx.sbf -o tagged_cpu.bam reads.bam
 row "sbf classify BAM -> tagged BAM (CPU engine)" "$secs" "$(calc "$base / $secs")x the copy" "$(samtools view -c -@ "$T" tagged_cpu.bam)"
+fi
+
+# ---- BAM at compression levels (ROWS=levels): what compression costs each side ----
+if want levels; then
+for lv in default 1 0; do
+    if [ $lv = default ]; then so=(-b); oo=(); else so=(-b --output-fmt-option level=$lv); oo=(-O bam,level=$lv); fi
+    [ $lv = 0 ] && so=(-u)
+    timed lv_samtools samtools view -@ "$T" "${so[@]}" -o lv.bam reads.bam; base=$secs
+    row "samtools view -@$T ${so[*]}" "$base" "1.00 (baseline)" "$(samtools view -c -@ "$T" lv.bam)"
+    timed lv_sbf "$SBF" classify "${K[@]}" -@ "$T" --stats "${oo[@]}" -x idx.sbf -o lv.bam reads.bam
+    row "sbf classify ${oo[*]:--O bam (default level)}" "$secs" "$(calc "$base / $secs")x samtools" "$(samtools view -c -@ "$T" lv.bam)"
+    stages lv_sbf
+    if [ $lv = default ]; then
+        timed lv_null env SBF_NULL_ENGINE=1 "$SBF" classify "${K[@]}" -@ "$T" --stats -x idx.sbf -o lv.bam reads.bam
+        row "sbf classify, queries skipped (SBF_NULL_ENGINE)" "$secs" "$(calc "$base / $secs")x samtools" "$(samtools view -c -@ "$T" lv.bam)"
+    fi
+done
 fi
 
 # ---- plain FASTQ -> FASTQ: every record written ----
