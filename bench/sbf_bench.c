@@ -13,6 +13,7 @@
 
 #include "../bam/sbf_seqio.h"
 #include "../filters/sbf_kmer.h"
+#include "../filters/sbf_scan.h"
 #include "sbf.h"
 
 static double now(void)
@@ -213,6 +214,14 @@ int main(int argc, char **argv)
         default: return 1;
         }
     }
+    /* SBF_SIMD: the scan path to measure (default: the fastest this CPU runs); said on stderr */
+    const char *path = getenv("SBF_SIMD");
+    for (int q = 0; path && q < SBF_SCAN_PATHS; ++q)
+        if (!strcmp(path, sbf_scan_path_name((sbf_scan_path_t)q)) && sbf_scan_set_path((sbf_scan_path_t)q) != 0) {
+            fprintf(stderr, "sbf-bench: SBF_SIMD=%s cannot run here\n", path);
+            return 1;
+        }
+    fprintf(stderr, "sbf-bench: CPU scan path %s\n", sbf_scan_path_name(sbf_scan_path()));
     if (header)
         printf("k\tm\ts\tH\tshard\tbits_per_kmer\tthreads\tbytes\tread_s\tbuild_s\tbuild_Mkmer_s\tfill\t"
                "pred_fpr\tfpr_random\tfpr_other\tfpr_variant\tquery_pos_Mkmer_s\tquery_neg_Mkmer_s\n");

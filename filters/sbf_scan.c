@@ -2,7 +2,9 @@
 #include "sbf_scan.h"
 #include <string.h>
 
+#include "sbf_error.h"
 #include "sbf_kmer.h"
+#include "sbf_scan_int.h"
 
 const uint8_t sbf_nt4_identity[256] = {
     0, 1, 2, 3, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
@@ -97,8 +99,9 @@ static inline uint32_t segment_runs(sbf_scan_t *sc, const uint64_t *hm, uint32_t
     return n;
 }
 
-void sbf_scan_window(sbf_scan_t *sc, const sbf_params_t *p, const uint8_t code[256],
-                     const uint8_t *seq, uint32_t len)
+/* The scalar path: the reference every vector path is compared with (tests/test_kmer.c). */
+static void scalar_scan_window(sbf_scan_t *sc, const sbf_params_t *p, const uint8_t code[256],
+                               const uint8_t *seq, uint32_t len)
 {
     const unsigned k = (unsigned)p->k, m = (unsigned)p->m, s = (unsigned)p->s;
     const unsigned w = k - m + 1;
@@ -124,4 +127,80 @@ void sbf_scan_window(sbf_scan_t *sc, const sbf_params_t *p, const uint8_t code[2
     }
     sc->n_runs = n_runs;
     sc->n_kmers = n_kmers;
+}
+
+/* ---- the path: chosen once from the CPU's features ---- */
+
+typedef void (*scan_fn)(sbf_scan_t *, const sbf_params_t *, const uint8_t[256], const uint8_t *, uint32_t);
+
+static const char *const path_names[SBF_SCAN_PATHS] = {"scalar", "avx2", "avx512"};
+
+int sbf_scan_path_supported(sbf_scan_path_t path)
+{
+    switch (path) {
+    case SBF_SCAN_SCALAR:
+        return 1;
+#if SBF_SCAN_HAVE_SIMD
+    case SBF_SCAN_AVX2:
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
+    case SBF_SCAN_AVX512:
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+               __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&
+               __builtin_cpu_supports("popcnt");
+#endif
+    default:
+        return 0;
+    }
+}
+
+static scan_fn path_fn(sbf_scan_path_t path)
+{
+#if SBF_SCAN_HAVE_SIMD
+    if (path == SBF_SCAN_AVX512)
+        return avx512_sbf_scan_window;
+    if (path == SBF_SCAN_AVX2)
+        return avx2_sbf_scan_window;
+#endif
+    return scalar_scan_window;
+}
+
+/* Set once, read by every scan: atomics without ordering (every thread that races on the first
+ * choice computes the same one). -1: not chosen yet. */
+static int chosen = -1;
+
+sbf_scan_path_t sbf_scan_path(void)
+{
+    int c = __atomic_load_n(&chosen, __ATOMIC_RELAXED);
+    if (c < 0) {
+        c = SBF_SCAN_SCALAR;
+        for (int q = SBF_SCAN_PATHS - 1; q > SBF_SCAN_SCALAR; --q)
+            if (sbf_scan_path_supported((sbf_scan_path_t)q)) {
+                c = q;
+                break;
+            }
+        __atomic_store_n(&chosen, c, __ATOMIC_RELAXED);
+    }
+    return (sbf_scan_path_t)c;
+}
+
+const char *sbf_scan_path_name(sbf_scan_path_t path)
+{
+    return (unsigned)path < SBF_SCAN_PATHS ? path_names[path] : NULL;
+}
+
+int sbf_scan_set_path(sbf_scan_path_t path)
+{
+    if ((unsigned)path >= SBF_SCAN_PATHS || !sbf_scan_path_supported(path))
+        return sbf_error(SBF_E_PARAM, "the CPU scan path '%s' cannot run on this CPU or build",
+                         (unsigned)path < SBF_SCAN_PATHS ? path_names[path] : "?");
+    __atomic_store_n(&chosen, (int)path, __ATOMIC_RELAXED);
+    return SBF_OK;
+}
+
+void sbf_scan_window(sbf_scan_t *sc, const sbf_params_t *p, const uint8_t code[256], const uint8_t *seq,
+                     uint32_t len)
+{
+    path_fn(sbf_scan_path())(sc, p, code, seq, len);
 }

@@ -27,6 +27,7 @@ typedef struct {
     uint64_t mmer_hash[SBF_WINDOW + SBF_MAX_K];   /* scratch: by m-mer start (when m != s) */
     uint64_t suffix_min[SBF_WINDOW + SBF_MAX_K];  /* scratch: sliding-minimum blocks */
     uint64_t kmer_min[SBF_WINDOW + SBF_MAX_K];    /* scratch: minimizer hash of each k-mer */
+    uint32_t run_first[SBF_WINDOW + 8];            /* scratch of the vector paths: run starts */
     sbf_run_t runs[SBF_WINDOW];
     const uint64_t *shard[SBF_WINDOW];            /* scratch: each run's shard in the target at hand */
     uint32_t n_runs;
@@ -37,6 +38,20 @@ typedef struct {
  * (sbf_nt4_ascii for text, sbf_nt4_identity for bytes already encoded). */
 void sbf_scan_window(sbf_scan_t *sc, const sbf_params_t *p, const uint8_t code[256],
                      const uint8_t *seq, uint32_t len);
+
+/* The scan has a scalar path and vector paths (AVX2, AVX-512), all computing the same runs and
+ * hashes; the fastest the CPU supports is chosen on first use. */
+typedef enum { SBF_SCAN_SCALAR, SBF_SCAN_AVX2, SBF_SCAN_AVX512, SBF_SCAN_PATHS } sbf_scan_path_t;
+
+/* The path sbf_scan_window() runs (chosen now if not yet). */
+sbf_scan_path_t sbf_scan_path(void);
+/* "scalar", "avx2", "avx512"; NULL past the last. */
+const char *sbf_scan_path_name(sbf_scan_path_t path);
+/* 1 when this CPU (and this build) can run `path`. */
+int sbf_scan_path_supported(sbf_scan_path_t path);
+/* Run `path` from now on (tests, and the SBF_SIMD test switch of the command line). SBF_OK, or
+ * SBF_E_PARAM when this CPU or build cannot run it. Not to be called while scans run. */
+int sbf_scan_set_path(sbf_scan_path_t path);
 
 /* Bytes 0..3 map to themselves, everything else to 4: for sequences stored as 2-bit codes. */
 extern const uint8_t sbf_nt4_identity[256];

@@ -10,6 +10,7 @@
 #include <htslib/hts.h>
 #include <htslib/hts_log.h>
 
+#include "../filters/sbf_scan.h"
 #include "../filters/sbf_tmpfile.h"
 #include "sbf.h"
 #include "sbf_cli.h"
@@ -53,6 +54,12 @@ static void version(void)
     printf("sbf %s\n", SBF_VERSION);
     printf("libsbf %s\n", sbf_version());
     printf("htslib %s\n", hts_version());
+    char paths[64] = "";
+    for (int q = 0, at = 0; q < SBF_SCAN_PATHS; ++q)
+        if (sbf_scan_path_supported((sbf_scan_path_t)q))
+            at += snprintf(paths + at, sizeof paths - (size_t)at, "%s%s", at ? ", " : "",
+                           sbf_scan_path_name((sbf_scan_path_t)q));
+    printf("CPU scan: %s (this CPU runs: %s)\n", sbf_scan_path_name(sbf_scan_path()), paths);
 #ifdef HAVE_CUDA
     int n = sbf_gpu_devices();
     printf("CUDA: built with nvcc %s; %d usable device%s%s\n", SBF_CUDA_VERSION, n, n == 1 ? "" : "s",
@@ -112,10 +119,34 @@ static void quiet_htslib(void)
     hts_set_log_level(level);
 }
 
+/* SBF_SIMD=scalar|avx2|avx512, a test switch: the CPU scan runs that path instead of the
+ * fastest this CPU has (every path computes the same bits; tests compare them end to end).
+ * Said on stderr; -1 after printing when the path is unknown or cannot run here. */
+static int scan_path_switch(void)
+{
+    const char *v = getenv("SBF_SIMD");
+    if (!v)
+        return 0;
+    for (int q = 0; q < SBF_SCAN_PATHS; ++q)
+        if (!strcmp(v, sbf_scan_path_name((sbf_scan_path_t)q))) {
+            if (sbf_scan_set_path((sbf_scan_path_t)q) != SBF_OK) {
+                fprintf(stderr, "sbf: SBF_SIMD=%s: this CPU cannot run that path\n", v);
+                return -1;
+            }
+            fprintf(stderr, "sbf: notice: SBF_SIMD is set: the CPU scan runs its %s path (the same bits; a "
+                            "test switch)\n", v);
+            return 0;
+        }
+    fprintf(stderr, "sbf: SBF_SIMD=%s: not a scan path (scalar, avx2 or avx512)\n", v);
+    return -1;
+}
+
 int main(int argc, char **argv)
 {
     install_signal_handlers();
     quiet_htslib();
+    if (scan_path_switch() < 0)
+        return 1;
     int status;
     if (argc < 2) {
         usage(stderr);

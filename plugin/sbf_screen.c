@@ -185,6 +185,8 @@ static void note_switches(screen_t *s)
             fprintf(stderr, "sbf %s: notice: %s is set: %s\n", o->cmd, switches[i].name, switches[i].what);
             ksprintf(&s->switches, "%s%s", s->switches.l ? "," : "", switches[i].name);
         }
+    if (getenv("SBF_SIMD"))   /* said on stderr by main(), for every command */
+        ksprintf(&s->switches, "%s%s", s->switches.l ? "," : "", "SBF_SIMD");
 }
 
 /* While the reader fills the first batches: the scoring rule, the indexes on the GPUs, the

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "../filters/sbf_error.h"
+#include "../filters/sbf_scan.h"
 #include "sbf_cli.h"
 #include "sbf_engine.h"
 #include "sbf_screen_int.h"
@@ -284,7 +285,8 @@ void screen_describe_engine(screen_t *s, char *buf, size_t size)
 {
     int dev[SBF_MAX_GPUS], n = sbf_index_gpus(s->idx[0], dev, SBF_MAX_GPUS);
     if (n == 0) {
-        snprintf(buf, size, "CPU, %d thread%s", s->o->threads, s->o->threads == 1 ? "" : "s");
+        snprintf(buf, size, "CPU, %d thread%s, %s scan", s->o->threads, s->o->threads == 1 ? "" : "s",
+                 sbf_scan_path_name(sbf_scan_path()));
         return;
     }
     char desc[256], list[64] = "";

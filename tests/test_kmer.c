@@ -112,7 +112,7 @@ static uint64_t naive_minimizer(const char *kmer, int k, int m)
 
 /* Every valid k-mer lies in exactly one run whose minimizer is the naive one; s-mer hashes of
  * run members are the naive ones; invalid k-mers lie in no run. */
-static void check_scan(const sbf_params_t *p, const char *s, uint32_t len)
+static void check_scan_path(const sbf_params_t *p, const char *s, uint32_t len)
 {
     static sbf_scan_t sc;
     sbf_scan_window(&sc, p, sbf_nt4_ascii, (const uint8_t *)s, len);
@@ -142,6 +142,39 @@ static void check_scan(const sbf_params_t *p, const char *s, uint32_t len)
         assert_int_equal(covered[i], valid_at(s, i, k));
     assert_int_equal(total, sc.n_kmers);
     free(covered);
+}
+
+/* Every path this CPU runs: the naive checks above, and the same runs and run hashes as the
+ * scalar path, bit for bit. */
+static int paths_run[SBF_SCAN_PATHS];
+
+static void check_scan(const sbf_params_t *p, const char *s, uint32_t len)
+{
+    static sbf_scan_t ref, sc;
+    const sbf_scan_path_t chosen = sbf_scan_path();
+    assert_int_equal(sbf_scan_set_path(SBF_SCAN_SCALAR), SBF_OK);
+    sbf_scan_window(&ref, p, sbf_nt4_ascii, (const uint8_t *)s, len);
+    for (int q = 0; q < SBF_SCAN_PATHS; ++q) {
+        if (!sbf_scan_path_supported((sbf_scan_path_t)q)) {
+            assert_int_equal(sbf_scan_set_path((sbf_scan_path_t)q), SBF_E_PARAM);
+            continue;
+        }
+        assert_int_equal(sbf_scan_set_path((sbf_scan_path_t)q), SBF_OK);
+        assert_int_equal(sbf_scan_path(), q);
+        check_scan_path(p, s, len);
+        sbf_scan_window(&sc, p, sbf_nt4_ascii, (const uint8_t *)s, len);
+        assert_int_equal(sc.n_runs, ref.n_runs);
+        assert_int_equal(sc.n_kmers, ref.n_kmers);
+        for (uint32_t r = 0; r < ref.n_runs; ++r) {
+            assert_int_equal(sc.runs[r].first, ref.runs[r].first);
+            assert_int_equal(sc.runs[r].n, ref.runs[r].n);
+            assert_true(sc.runs[r].minimizer == ref.runs[r].minimizer);
+            for (uint32_t j = ref.runs[r].first; j < ref.runs[r].first + ref.runs[r].n + (uint32_t)(p->k - p->s); ++j)
+                assert_true(sc.smer_hash[j] == ref.smer_hash[j]);
+        }
+        paths_run[q] = 1;
+    }
+    assert_int_equal(sbf_scan_set_path(chosen), SBF_OK);
 }
 
 static void test_scan_matches_naive(void **state)
@@ -179,6 +212,12 @@ static void test_scan_matches_naive(void **state)
         }
         special[at] = '\0';
         check_scan(p, special, (uint32_t)at);
+    }
+    for (int q = 0; q < SBF_SCAN_PATHS; ++q) {
+        assert_int_equal(paths_run[q], sbf_scan_path_supported((sbf_scan_path_t)q));
+        if (paths_run[q])
+            fprintf(stderr, "# scan path compared with the naive scan and the scalar path: %s\n",
+                    sbf_scan_path_name((sbf_scan_path_t)q));
     }
 }
 
