@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # bench/cpu.sh -- the CPU engine on human chr20 (vt-examples), k=31, 16 bits per k-mer, default
 # parameters: build time (sbf build, file to index, 1 and 2 threads, median of RUNS runs), index
-# size, false positives of 10^7 random 31-mers, and query k-mers/s with 1 and 2 threads.
+# size, false positives of 10^7 random 31-mers, query k-mers/s with 1 and THREADS threads on
+# every scan path this CPU runs (SBF_SIMD), and `sbf filter --gpu none` end to end on plain
+# FASTQ (PAIRS wgsim pairs 2x150, half chr20, half E. coli; Mbp/s per core, median of RUNS).
 #   bench/cpu.sh [RUNS]          results: a table on stdout (copied into doc/PERFORMANCE.md)
+#   env: THREADS [2], PAIRS [1000000]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5}
@@ -24,7 +27,9 @@ echo
 printf '%-44s %s\n' "build chr20, 1 thread (s, median of $runs)" "$(median < "$work/build1")"
 printf '%-44s %s\n' "build chr20, 2 threads (s, median of $runs)" "$(median < "$work/build2")"
 printf '%-44s %s\n' "index size (bytes)" "$(stat -c %s "$work/chr20.sbf")"
-for t in 1 2; do
+T=${THREADS:-2}
+paths=$(./sbf --version | sed -n 's/^CPU scan: .*this CPU runs: \(.*\))$/\1/p' | tr -d ,)
+for t in 1 "$T"; do
   ./bench/sbf-bench -r "$ref" -o "$other" -@ "$t" -n 10000000 -v 1000000 -q 400000 > "$work/q$t"
 done
 # columns of sbf-bench: see its --header
@@ -34,5 +39,38 @@ awk -F'\t' '{printf "%-44s %s\n", "build, insertion only, 1 thread (Mkmer/s)", $
              printf "%-44s %.4f%%\n", "FPR, one-base variants of chr20 k-mers", $16*100;
              printf "%-44s %s\n", "query, 1 thread, chr20 reads (Mkmer/s)", $17;
              printf "%-44s %s\n", "query, 1 thread, random reads (Mkmer/s)", $18}' "$work/q1"
-awk -F'\t' '{printf "%-44s %s\n", "query, 2 threads, chr20 reads (Mkmer/s)", $17;
-             printf "%-44s %s\n", "query, 2 threads, random reads (Mkmer/s)", $18}' "$work/q2"
+awk -F'\t' -v t="$T" '{printf "%-44s %s\n", "query, " t " threads, chr20 reads (Mkmer/s)", $17;
+             printf "%-44s %s\n", "query, " t " threads, random reads (Mkmer/s)", $18}' "$work/q$T"
+# every scan path, 1 and T threads (queries only: -n/-v small), median of RUNS
+for p in $paths; do
+  for t in 1 "$T"; do
+    for i in $(seq "$runs"); do
+      SBF_SIMD=$p ./bench/sbf-bench -r "$ref" -o "$other" -@ "$t" -n 10000 -v 1000 -q 400000 2> /dev/null
+    done > "$work/p$p$t"
+    printf '%-44s %s / %s\n' "query, $p path, $t thread(s) (chr20 / random)" \
+      "$(cut -f17 "$work/p$p$t" | median)" "$(cut -f18 "$work/p$p$t" | median)"
+  done
+done
+# end to end: sbf filter --gpu none, plain FASTQ in and out, every scan path
+if command -v wgsim > /dev/null; then
+  P=${PAIRS:-1000000}
+  zcat "$ref" > "$work/chr20.fa"
+  zcat "$other" > "$work/ecoli.fa"
+  wgsim -N $((P / 2)) -1 150 -2 150 -e 0.002 -r 0.001 -S 1 "$work/chr20.fa" "$work/h1.fq" "$work/h2.fq" > /dev/null 2>&1
+  wgsim -N $((P / 2)) -1 150 -2 150 -e 0.002 -r 0.001 -S 2 "$work/ecoli.fa" "$work/e1.fq" "$work/e2.fq" > /dev/null 2>&1
+  cat "$work/h1.fq" "$work/e1.fq" > "$work/r1.fq"
+  cat "$work/h2.fq" "$work/e2.fq" > "$work/r2.fq"
+  mbp=$(awk 'NR % 4 == 2 { n += length($0) } END { print n / 1e6 }' "$work/r1.fq" "$work/r2.fq")
+  for p in $paths; do
+    for i in $(seq "$runs"); do
+      rm -f "$work/f1.fq" "$work/f2.fq"
+      SBF_SIMD=$p seconds ./sbf filter --gpu none -@ "$T" -x "$work/chr20.sbf" --remove human \
+        -1 "$work/f1.fq" -2 "$work/f2.fq" "$work/r1.fq" "$work/r2.fq" 2> /dev/null
+    done > "$work/f$p"
+    s=$(median < "$work/f$p")
+    printf '%-44s %s s, %s Mbp/s per core\n' "filter $P pairs --gpu none -@$T, $p path" "$s" \
+      "$(awk -v m="$mbp" -v s="$s" -v t="$T" 'BEGIN { printf "%.1f", m / s / t }')"
+  done
+else
+  echo "filter end to end: skipped (wgsim missing: apt-get install samtools wgsim)"
+fi

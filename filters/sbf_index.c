@@ -8,6 +8,7 @@
 #include "sbf_error.h"
 #include "sbf_index.h"
 #include "sbf_kmer.h"
+#include "sbf_scan_int.h"
 
 sbf_index_t *sbf_idx_new(const sbf_params_t *p)
 {
@@ -203,6 +204,10 @@ static void query_scanned(const sbf_index_t *idx, sbf_scan_t *sc, uint64_t start
     const int R = idx->n_targets;
 
     *n_kmers += sc->n_kmers;
+#if SBF_SCAN_HAVE_SIMD
+    /* 512-bit shards on the AVX-512 path: eight s-mers tested at once (sbf_probe_simd.c) */
+    const int wide = log2b == 9 && sbf_scan_path() == SBF_SCAN_AVX512;
+#endif
     for (int r = 0; r < R; ++r) {
         /* shards of every run first, prefetched: the runs' cache misses overlap */
         const sbf_target_t *t = &idx->targets[r];
@@ -215,6 +220,12 @@ static void query_scanned(const sbf_index_t *idx, sbf_scan_t *sc, uint64_t start
         for (uint32_t i = 0; i < sc->n_runs; ++i) {
             const sbf_run_t *run = &sc->runs[i];
             uint8_t *pr = presence ? presence + (uint64_t)r * row + start + run->first : NULL;
+#if SBF_SCAN_HAVE_SIMD
+            if (wide) {
+                count += avx512_probe_run(shard[i], sc->smer_hash + run->first, run->n, extra, H, pr);
+                continue;
+            }
+#endif
             count += probe_run(shard[i], sc->smer_hash + run->first, run->n, extra, H, log2b, pr);
         }
         hits[r] += count;

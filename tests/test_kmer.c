@@ -261,6 +261,75 @@ static void test_golden_filter(void **state)
     free(s);
 }
 
+/* Queries give the same k-mer counts, hits and per-k-mer presence on every scan path (the
+ * AVX-512 path also probes 512-bit shards eight s-mers at a time): reads drawn from the
+ * indexed sequences, mutated, with N, of every length up to a few windows, at several
+ * parameter sets (long repeats make long runs, across the probe's 64-bit words). */
+static void test_query_paths_identical(void **state)
+{
+    (void)state;
+    static const struct {
+        int k, m, s, H, shard;
+    } sets[] = {{31, 25, 25, 2, 512}, {31, 21, 24, 2, 512}, {25, 19, 25, 4, 512}, {31, 24, 24, 7, 512},
+                {31, 25, 25, 2, 256}, {21, 11, 19, 3, 256}};
+    test_seed(17);
+    static sbf_scan_t sc;
+    const sbf_scan_path_t chosen = sbf_scan_path();
+    int wide_compared = 0;
+    for (size_t x = 0; x < sizeof sets / sizeof sets[0]; ++x) {
+        char *g[2] = {random_dna(30000), random_dna(30000)};
+        for (int j = 0; j < 3000; ++j)   /* a repeat: one minimizer over a long stretch */
+            g[1][10000 + j] = "AC"[j % 2];
+        sbf_opt_t o = test_opt(sets[x].k, sets[x].m, sets[x].s, sets[x].H, 12.0);
+        o.shard_bits = sets[x].shard;
+        sbf_index_t *idx = build_from_seqs(&o, g, 2);
+        for (int rep = 0; rep < 60; ++rep) {
+            const uint64_t len = rep == 0 ? 3 * SBF_WINDOW : 1 + test_rand() % 700;
+            const char *src = g[rep % 2];
+            char *read = malloc(len + 1);
+            assert_non_null(read);
+            const uint64_t at = test_rand() % (30000 - len);
+            for (uint64_t i = 0; i < len; ++i) {
+                read[i] = src[at + i];
+                if (test_rand() % 97 == 0)
+                    read[i] = "ACGTN"[test_rand() % 5];
+            }
+            read[len] = '\0';
+            const uint64_t row = len >= (uint64_t)sets[x].k ? len - (uint64_t)sets[x].k + 1 : 0;
+            uint64_t nk[SBF_SCAN_PATHS], hits[SBF_SCAN_PATHS][1];   /* one target: both sequences */
+            uint8_t *pres[SBF_SCAN_PATHS] = {NULL};
+            for (int q = 0; q < SBF_SCAN_PATHS; ++q) {
+                if (!sbf_scan_path_supported((sbf_scan_path_t)q))
+                    continue;
+                assert_int_equal(sbf_scan_set_path((sbf_scan_path_t)q), SBF_OK);
+                pres[q] = malloc(row + 1);
+                assert_non_null(pres[q]);
+                memset(pres[q], 0xee, row + 1);   /* every byte must be written */
+                sbf_query_seq(idx, &sc, sbf_nt4_ascii, (const uint8_t *)read, len, &nk[q], hits[q], pres[q]);
+                assert_int_equal(pres[q][row], 0xee);   /* and none past the row */
+                for (uint64_t i = 0; i < row; ++i)
+                    assert_true(pres[q][i] <= 1);
+                if (q) {
+                    assert_int_equal(nk[q], nk[0]);
+                    assert_int_equal(hits[q][0], hits[0][0]);
+                    if (row)
+                        assert_memory_equal(pres[q], pres[0], row);
+                    wide_compared += q == SBF_SCAN_AVX512 && sets[x].shard == 512 && hits[0][0] > 0;
+                }
+            }
+            for (int q = 0; q < SBF_SCAN_PATHS; ++q)
+                free(pres[q]);
+            free(read);
+        }
+        sbf_index_destroy(idx);
+        free(g[0]);
+        free(g[1]);
+    }
+    assert_int_equal(sbf_scan_set_path(chosen), SBF_OK);
+    if (sbf_scan_path_supported(SBF_SCAN_AVX512))
+        assert_true(wide_compared > 100);   /* the AVX-512 probe ran, on reads with hits */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -271,6 +340,7 @@ int main(void)
         cmocka_unit_test(test_scan_matches_naive),
         cmocka_unit_test(test_shard_index_uniform),
         cmocka_unit_test(test_golden_filter),
+        cmocka_unit_test(test_query_paths_identical),
     };
     return cmocka_run_group_tests_name("kmer", tests, NULL, NULL);
 }

@@ -1,0 +1,59 @@
+/* sbf_probe_simd.c -- the probe of a run (sbf_index.c, probe_run) with AVX-512, for 512-bit
+ * shards: the shard sits in one register, and eight s-mers are tested at once (each bit's
+ * word picked by a permute, then shifted down by the bit's offset). The k-mers follow from the
+ * s-mers as bit masks: k-mer i is present when s-mers i..i+k-s all are, which is what the
+ * scalar probe's "last absent s-mer" computes one s-mer at a time. */
+#include <stdint.h>
+#include <string.h>
+
+#include "sbf_scan_int.h"
+
+#if SBF_SCAN_HAVE_SIMD
+#include <immintrin.h>
+
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512dq,avx512vl,avx512bw,popcnt")
+
+/* Runs hold at most SBF_WINDOW k-mers and k-s more s-mers. */
+#define PROBE_WORDS ((SBF_WINDOW + SBF_MAX_K + 63) / 64 + 1)
+
+uint32_t avx512_probe_run(const uint64_t *w, const uint64_t *h, uint32_t n_kmers, unsigned extra, unsigned H,
+                          uint8_t *presence)
+{
+    const uint32_t n_smers = n_kmers + extra;
+    uint64_t smer[PROBE_WORDS];   /* bit j: s-mer j present */
+    const __m512i shard = _mm512_loadu_si512(w), low9 = _mm512_set1_epi64(511), low6 = _mm512_set1_epi64(63),
+                  one = _mm512_set1_epi64(1);
+    memset(smer, 0, ((n_smers + 63) / 64 + 1) * sizeof *smer);
+    for (uint32_t j = 0; j < n_smers; j += 8) {
+        const __mmask8 lanes = n_smers - j >= 8 ? 0xff : (__mmask8)((1u << (n_smers - j)) - 1u);
+        const __m512i hv = _mm512_maskz_loadu_epi64(lanes, h + j);
+        __mmask8 ok = lanes;
+        for (unsigned b = 0; b < H; ++b) {
+            const __m512i bit = _mm512_and_si512(_mm512_srli_epi64(hv, 9 * b), low9);
+            const __m512i word = _mm512_permutexvar_epi64(_mm512_srli_epi64(bit, 6), shard);
+            ok &= _mm512_test_epi64_mask(_mm512_srlv_epi64(word, _mm512_and_si512(bit, low6)), one);
+        }
+        smer[j / 64] |= (uint64_t)ok << (j % 64);   /* j is a multiple of 8: never crosses a word */
+    }
+    /* k-mer i: s-mers i..i+extra all present; shifts across word boundaries */
+    const uint32_t n_words = (n_kmers + 63) / 64;
+    uint32_t count = 0;
+    for (uint32_t q = 0; q < n_words; ++q) {
+        uint64_t all = smer[q];
+        for (unsigned d = 1; d <= extra; ++d)
+            all &= (smer[q] >> d) | (smer[q + 1] << (64 - d));
+        const uint32_t left = n_kmers - 64 * q;
+        if (left < 64)
+            all &= (1ULL << left) - 1;
+        count += (uint32_t)__builtin_popcountll(all);
+        if (presence) {
+            const __mmask64 keep = left >= 64 ? ~0ULL : (1ULL << left) - 1;
+            _mm512_mask_storeu_epi8(presence + 64 * q, keep, _mm512_maskz_mov_epi8(all, _mm512_set1_epi8(1)));
+        }
+    }
+    return count;
+}
+
+#pragma GCC pop_options
+#endif
