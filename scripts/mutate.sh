@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/mutate.sh -- does the suite notice when the code is wrong? Seven deliberate bugs, each
+# scripts/mutate.sh -- does the suite notice when the code is wrong? Nine deliberate bugs, each
 # applied to its own copy of the tree (the working tree is left alone), each built and put
 # through `make check`; prints which tests fail for each. Every mutation must make at least one
 # test fail (exit 1 otherwise). Results go to doc/RELIABILITY.md by hand.
@@ -65,5 +65,11 @@ mutation name-tab bam/sbf_fastx.c \
 mutation headroom bam/sbf_reads.c \
   '        memcpy(nb->data + start, b->data + rd->pos, keep);' \
   '        memcpy(nb->data + start, b->data + rd->pos, keep - (keep > 1));   /* MUTATION: the record across blocks loses a byte */'
+mutation vec-window filters/sbf_scan_vec.h \
+  '        for (unsigned j = 1; j < w; ++j)\n            m = v_min(m, v_load(hm + i + j));' \
+  '        for (unsigned j = 1; j + 1 < w; ++j)   /* MUTATION: the window one m-mer short */\n            m = v_min(m, v_load(hm + i + j));'
+mutation vec-probe filters/sbf_probe_simd.c \
+  '        for (unsigned d = 1; d <= extra; ++d)' \
+  '        for (unsigned d = 1; d < extra; ++d)   /* MUTATION: the last s-mer of each k-mer not required */'
 cat "$work/table.md"
 exit $status
