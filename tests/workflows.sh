@@ -159,7 +159,7 @@ check "given index, sample sheet, steps: classify: exit 0, no build, no filter" 
 check "... same summaries as the first run" \
   eval '(for s in S1 S2 S3; do cmp -s given/results/classify/$s.summary.tsv $r/classify/$s.summary.tsv || exit 1; done)'
 check "... gpus: 0 asks for no GPU and runs sbf --gpu none" \
-  test "$(grep -cE '^ *resources: .*gpu=0, nvidia_gpu=0' given.log)" -eq 3 -a "$(grep -c 'slurm_extra' given.log)" -eq 0 -a \
+  test "$(grep -cE '^ *resources: .*gpu=0, nvidia_gpu=0' given.log)" -eq 3 -a "$(grep -c 'gres=gpu' given.log)" -eq 0 -a \
   "$(grep -c "/sbf classify -x $work/given.sbf -@ 2 --gpu none " given.log)" -eq 3
 
 # ---- the workflow's MultiQC report ---------------------------------------------------------------
