@@ -141,11 +141,11 @@ int sbf_scan_path_supported(sbf_scan_path_t path)
     case SBF_SCAN_SCALAR:
         return 1;
 #if SBF_SCAN_HAVE_SIMD
+    /* (libgcc's constructor has run __builtin_cpu_init: calling it again here, from several
+     * threads at once, would only rewrite the same data) */
     case SBF_SCAN_AVX2:
-        __builtin_cpu_init();
         return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
     case SBF_SCAN_AVX512:
-        __builtin_cpu_init();
         return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
                __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&
                __builtin_cpu_supports("popcnt");
