@@ -28,34 +28,15 @@ const uint8_t sbf_nt4_identity[256] = {
 
 static inline uint64_t min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
-/* Pass 1: from a valid base at seq[a], roll the words of length `len` up to the first invalid
- * base or `end`, writing the hash of the word starting at i to out[i]. Returns the end of the
- * segment of valid bases. */
+/* Pass 1: the words of the segment from seq[a] rolled (sbf_roll_words, shared with the vector
+ * paths), then hashed in place one by one. Returns the segment's end. */
 static inline uint32_t hash_words(const uint8_t code[256], const uint8_t *seq, uint32_t a, uint32_t end,
                                   unsigned len, uint64_t *out)
 {
-    const uint64_t mask = sbf_mask(len);
-    uint64_t top[4];
-    for (unsigned c = 0; c < 4; ++c)
-        top[c] = (uint64_t)(3u - c) << (2 * (len - 1));
-    uint64_t f = 0, r = 0;
-    uint32_t pos = a;
-    for (; pos < end && pos < a + len - 1; ++pos) {   /* warm-up: the first len-1 bases */
-        unsigned c = code[seq[pos]];
-        if (c > 3)
-            return pos;
-        f = ((f << 2) | c) & mask;
-        r = (r >> 2) | top[c];
-    }
-    for (; pos < end; ++pos) {
-        unsigned c = code[seq[pos]];
-        if (c > 3)
-            break;
-        f = ((f << 2) | c) & mask;
-        r = (r >> 2) | top[c];
-        out[pos + 1 - len] = sbf_hash_smer(min64(f, r));   /* == sbf_hash_mmer: one function */
-    }
-    return pos;
+    const uint32_t b = sbf_roll_words(code, seq, a, end, len, out), n = sbf_words_in(a, b, len);
+    for (uint32_t i = a; i < a + n; ++i)
+        out[i] = sbf_hash_smer(out[i]);   /* == sbf_hash_mmer: one function */
+    return b;
 }
 
 /* Passes 2 and 3 for the k-mers starting in [a, last] of one segment. */

@@ -5,6 +5,40 @@
 
 #include "sbf_scan.h"
 
+/* Pass 1's roll, the same for every path: from a valid base at seq[a], the canonical words of
+ * length `len` (min of forward and reverse complement, 2-bit packed) up to the first invalid
+ * base or `end`, the word starting at i written unhashed to out[i]. Returns the end of the
+ * segment of valid bases; out[a .. end - len] are the segment's words. */
+static inline uint32_t sbf_roll_words(const uint8_t code[256], const uint8_t *seq, uint32_t a, uint32_t end,
+                                      unsigned len, uint64_t *out)
+{
+    const uint64_t mask = sbf_mask(len);
+    uint64_t top[4];
+    for (unsigned c = 0; c < 4; ++c)
+        top[c] = (uint64_t)(3u - c) << (2 * (len - 1));
+    uint64_t f = 0, r = 0;
+    uint32_t pos = a;
+    for (; pos < end && pos < a + len - 1; ++pos) {   /* warm-up: the first len-1 bases */
+        unsigned c = code[seq[pos]];
+        if (c > 3)
+            return pos;
+        f = ((f << 2) | c) & mask;
+        r = (r >> 2) | top[c];
+    }
+    for (; pos < end; ++pos) {
+        unsigned c = code[seq[pos]];
+        if (c > 3)
+            break;
+        f = ((f << 2) | c) & mask;
+        r = (r >> 2) | top[c];
+        out[pos + 1 - len] = f < r ? f : r;
+    }
+    return pos;
+}
+
+/* The number of words of length `len` in the segment [a, b). */
+static inline uint32_t sbf_words_in(uint32_t a, uint32_t b, unsigned len) { return b - a >= len ? b - a - len + 1 : 0; }
+
 /* The vector paths exist where GCC-compatible compilers target x86-64. */
 #if defined(__x86_64__) && defined(__GNUC__)
 #define SBF_SCAN_HAVE_SIMD 1

@@ -6,41 +6,21 @@
  *
  * Each pass computes exactly what the scalar passes of sbf_scan.c compute, so every path gives
  * the same runs and hashes (tests/test_kmer.c compares them):
- *  1. the canonical words are rolled as before (a short chain from base to base), then hashed
- *     in place a vector at a time: splitmix64 is the same arithmetic in every lane;
+ *  1. the canonical words are rolled by the scalar path's own code (sbf_roll_words: a short
+ *     chain from base to base), then hashed in place a vector at a time: splitmix64 is the
+ *     same arithmetic in every lane;
  *  2. each k-mer's minimizer is the minimum of its w m-mer hashes, taken directly (w - 1
  *     vector minima per vector of k-mers) instead of by van Herk blocks: the minimum is the
  *     same value however it is taken;
  *  3. runs start where the minimizer changes; with AVX-512 the starts are compressed out eight
  *     k-mers at a time, and runs are written once each instead of once per k-mer. */
 
-/* Pass 1: the words of length `len` starting in the segment of valid bases from seq[a], up to
- * the first invalid base or `end`, hashed into out[a..]. Returns the segment's end. */
+/* Pass 1: the words of the segment from seq[a] rolled (sbf_roll_words), then hashed in place a
+ * vector at a time. Returns the segment's end. */
 static inline uint32_t VEC(words)(const uint8_t code[256], const uint8_t *seq, uint32_t a, uint32_t end,
                                   unsigned len, uint64_t *out)
 {
-    const uint64_t mask = sbf_mask(len);
-    uint64_t top[4];
-    for (unsigned c = 0; c < 4; ++c)
-        top[c] = (uint64_t)(3u - c) << (2 * (len - 1));
-    uint64_t f = 0, r = 0;
-    uint32_t pos = a;
-    for (; pos < end && pos < a + len - 1; ++pos) {
-        unsigned c = code[seq[pos]];
-        if (c > 3)
-            return pos;
-        f = ((f << 2) | c) & mask;
-        r = (r >> 2) | top[c];
-    }
-    for (; pos < end; ++pos) {
-        unsigned c = code[seq[pos]];
-        if (c > 3)
-            break;
-        f = ((f << 2) | c) & mask;
-        r = (r >> 2) | top[c];
-        out[pos + 1 - len] = f < r ? f : r;
-    }
-    const uint32_t n = pos - a >= len ? pos - a - len + 1 : 0;
+    const uint32_t b = sbf_roll_words(code, seq, a, end, len, out), n = sbf_words_in(a, b, len);
     uint64_t *o = out + a;
     uint32_t i = 0;
     for (; i + VLANES <= n; i += VLANES) {
@@ -54,7 +34,7 @@ static inline uint32_t VEC(words)(const uint8_t code[256], const uint8_t *seq, u
     }
     for (; i < n; ++i)
         o[i] = sbf_hash_smer(o[i]);
-    return pos;
+    return b;
 }
 
 /* Pass 2: kmin[i] = the least of hm[i .. i+w-1], for the k-mers i in [a, last]. */

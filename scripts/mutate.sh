@@ -53,8 +53,8 @@ mutation threshold filters/sbf_classify.c \
   '    return *score >= o->min_score;' '    return 1;   /* MUTATION: the score threshold ignored */'
 mutation mate2 plugin/sbf_screen_stages.c \
   '(s->mate_files && r->mate == 2 ? 1 : 0)' '0 /* MUTATION: mate 2 written to the output of mate 1 */'
-mutation canonical filters/sbf_scan.c \
-  'sbf_hash_smer(min64(f, r))' 'sbf_hash_smer(f) /* MUTATION: the forward strand only */'
+mutation canonical filters/sbf_scan_int.h \
+  'out[pos + 1 - len] = f < r ? f : r;' 'out[pos + 1 - len] = f; /* MUTATION: the forward strand only */'
 mutation message bam/sbf_reads.c \
   '"%s: read error or truncated compressed data after %lld records"' '"%s: read error after %lld records" /* MUTATION */'
 mutation rename filters/sbf_tmpfile.c \
