@@ -84,30 +84,7 @@ static inline uint32_t segment_runs(sbf_scan_t *sc, const uint64_t *hm, uint32_t
 static void scalar_scan_window(sbf_scan_t *sc, const sbf_params_t *p, const uint8_t code[256],
                                const uint8_t *seq, uint32_t len)
 {
-    const unsigned k = (unsigned)p->k, m = (unsigned)p->m, s = (unsigned)p->s;
-    const unsigned w = k - m + 1;
-    uint32_t n_runs = 0, n_kmers = 0;
-    uint32_t pos = 0;
-    while (pos < len) {
-        if (code[seq[pos]] > 3) {
-            ++pos;
-            continue;
-        }
-        /* the segment of valid bases [a, b) */
-        const uint32_t a = pos, b = hash_words(code, seq, a, len, s, sc->smer_hash);
-        pos = b;
-        if (b - a < k)
-            continue;
-        const uint64_t *hm = sc->smer_hash;
-        if (m != s) {
-            hash_words(code, seq, a, b, m, sc->mmer_hash);
-            hm = sc->mmer_hash;
-        }
-        n_runs = segment_runs(sc, hm, a, b - k, w, n_runs);
-        n_kmers += b - a - k + 1;
-    }
-    sc->n_runs = n_runs;
-    sc->n_kmers = n_kmers;
+    sbf_scan_segments(sc, p, code, seq, len, hash_words, segment_runs);
 }
 
 /* ---- the path: chosen once from the CPU's features ---- */

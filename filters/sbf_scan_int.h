@@ -39,6 +39,53 @@ static inline uint32_t sbf_roll_words(const uint8_t code[256], const uint8_t *se
 /* The number of words of length `len` in the segment [a, b). */
 static inline uint32_t sbf_words_in(uint32_t a, uint32_t b, unsigned len) { return b - a >= len ? b - a - len + 1 : 0; }
 
+#ifdef __GNUC__
+#define SBF_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define SBF_ALWAYS_INLINE inline
+#endif
+
+/* A path's passes: `words` rolls and hashes the words of length len of the segment from seq[a]
+ * into out[a..] and returns the segment's end (pass 1); `segment` finds the minimizers and runs
+ * of the k-mers starting in [a, last] from the m-mer hashes hm, appends the runs after the
+ * first n_runs and returns their new count (passes 2 and 3). */
+typedef uint32_t (*sbf_words_pass_t)(const uint8_t code[256], const uint8_t *seq, uint32_t a, uint32_t end,
+                                     unsigned len, uint64_t *out);
+typedef uint32_t (*sbf_segment_pass_t)(sbf_scan_t *sc, const uint64_t *hm, uint32_t a, uint32_t last, unsigned w,
+                                       uint32_t n_runs);
+
+/* The scan of a window, the same for every path: each maximal segment of valid bases through
+ * the path's passes. Inlined into each path, where the passes are constants and inline too. */
+static SBF_ALWAYS_INLINE void sbf_scan_segments(sbf_scan_t *sc, const sbf_params_t *p, const uint8_t code[256],
+                                                const uint8_t *seq, uint32_t len, sbf_words_pass_t words,
+                                                sbf_segment_pass_t segment)
+{
+    const unsigned k = (unsigned)p->k, m = (unsigned)p->m, s = (unsigned)p->s;
+    const unsigned w = k - m + 1;
+    uint32_t n_runs = 0, n_kmers = 0;
+    uint32_t pos = 0;
+    while (pos < len) {
+        if (code[seq[pos]] > 3) {
+            ++pos;
+            continue;
+        }
+        /* the segment of valid bases [a, b) */
+        const uint32_t a = pos, b = words(code, seq, a, len, s, sc->smer_hash);
+        pos = b;
+        if (b - a < k)
+            continue;
+        const uint64_t *hm = sc->smer_hash;
+        if (m != s) {
+            words(code, seq, a, b, m, sc->mmer_hash);
+            hm = sc->mmer_hash;
+        }
+        n_runs = segment(sc, hm, a, b - k, w, n_runs);
+        n_kmers += b - a - k + 1;
+    }
+    sc->n_runs = n_runs;
+    sc->n_kmers = n_kmers;
+}
+
 /* The vector paths exist where GCC-compatible compilers target x86-64. */
 #if defined(__x86_64__) && defined(__GNUC__)
 #define SBF_SCAN_HAVE_SIMD 1

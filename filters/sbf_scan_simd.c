@@ -14,38 +14,13 @@
 typedef uint64_t v8u __attribute__((vector_size(64)));
 typedef uint64_t v4u __attribute__((vector_size(32)));
 
-#define V_HELPERS(VT)                                                                              \
-    static inline VT v_load(const uint64_t *p)                                                     \
-    {                                                                                              \
-        VT v;                                                                                      \
-        memcpy(&v, p, sizeof v);                                                                   \
-        return v;                                                                                  \
-    }                                                                                              \
-    static inline void v_store(uint64_t *p, VT v) { memcpy(p, &v, sizeof v); }                    \
-    static inline VT v_min(VT a, VT b)                                                             \
-    {                                                                                              \
-        const VT lt = (VT)(a < b);                                                                 \
-        return (a & lt) | (b & ~lt);                                                               \
-    }
-
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512dq,avx512vl,avx512bw,popcnt")
 #define VEC(name) avx512_##name
 #define VEC_COMPRESS 1
 #define VLANES 8
 #define vu v8u
-#define v_load avx512_v_load
-#define v_store avx512_v_store
-#define v_min avx512_v_min
-V_HELPERS(v8u)
-#include "sbf_scan_vec.h"
-#undef v_load
-#undef v_store
-#undef v_min
-#undef vu
-#undef VLANES
-#undef VEC
-#undef VEC_COMPRESS
+#include "sbf_scan_vec.h"   /* #undefs VEC, VEC_COMPRESS, VLANES, vu */
 #pragma GCC pop_options
 
 #pragma GCC push_options
@@ -54,18 +29,7 @@ V_HELPERS(v8u)
 #define VEC_COMPRESS 0
 #define VLANES 4
 #define vu v4u
-#define v_load avx2_v_load
-#define v_store avx2_v_store
-#define v_min avx2_v_min
-V_HELPERS(v4u)
-#include "sbf_scan_vec.h"
-#undef v_load
-#undef v_store
-#undef v_min
-#undef vu
-#undef VLANES
-#undef VEC
-#undef VEC_COMPRESS
+#include "sbf_scan_vec.h"   /* #undefs VEC, VEC_COMPRESS, VLANES, vu */
 #pragma GCC pop_options
 
 #endif

@@ -1,8 +1,7 @@
-/* sbf_scan_vec.h -- the scan's passes on vectors of VLANES 64-bit lanes (type vu, with v_load,
- * v_store, v_min): a template, included by sbf_scan_simd.c once per instruction set, under
+/* sbf_scan_vec.h -- the scan's passes on vectors of VLANES 64-bit lanes (type vu): a template, included by sbf_scan_simd.c once per instruction set, under
  * that set's `#pragma GCC target`, with VEC(name) naming the instance's functions and
- * VEC_COMPRESS 1 where AVX-512's compress instructions exist. Not a header to include anywhere
- * else.
+ * VEC_COMPRESS 1 where AVX-512's compress instructions exist; it #undefs those four at its end.
+ * Not a header to include anywhere else.
  *
  * Each pass computes exactly what the scalar passes of sbf_scan.c compute, so every path gives
  * the same runs and hashes (tests/test_kmer.c compares them):
@@ -15,6 +14,21 @@
  *  3. runs start where the minimizer changes; with AVX-512 the starts are compressed out eight
  *     k-mers at a time, and runs are written once each instead of once per k-mer. */
 
+static inline vu VEC(load)(const uint64_t *p)
+{
+    vu v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static inline void VEC(store)(uint64_t *p, vu v) { memcpy(p, &v, sizeof v); }
+
+static inline vu VEC(min)(vu a, vu b)
+{
+    const vu lt = (vu)(a < b);
+    return (a & lt) | (b & ~lt);
+}
+
 /* Pass 1: the words of the segment from seq[a] rolled (sbf_roll_words), then hashed in place a
  * vector at a time. Returns the segment's end. */
 static inline uint32_t VEC(words)(const uint8_t code[256], const uint8_t *seq, uint32_t a, uint32_t end,
@@ -24,13 +38,13 @@ static inline uint32_t VEC(words)(const uint8_t code[256], const uint8_t *seq, u
     uint64_t *o = out + a;
     uint32_t i = 0;
     for (; i + VLANES <= n; i += VLANES) {
-        vu x = v_load(o + i) ^ SBF_SEED_WORD;   /* sbf_hash_smer(), lane by lane */
+        vu x = VEC(load)(o + i) ^ SBF_SEED_WORD;   /* sbf_hash_smer(), lane by lane */
         x ^= x >> 30;
         x *= 0xbf58476d1ce4e5b9ULL;
         x ^= x >> 27;
         x *= 0x94d049bb133111ebULL;
         x ^= x >> 31;
-        v_store(o + i, x);
+        VEC(store)(o + i, x);
     }
     for (; i < n; ++i)
         o[i] = sbf_hash_smer(o[i]);
@@ -42,10 +56,10 @@ static inline void VEC(window_min)(const uint64_t *hm, uint32_t a, uint32_t last
 {
     uint32_t i = a;
     for (; i + VLANES <= last + 1; i += VLANES) {
-        vu m = v_load(hm + i);
+        vu m = VEC(load)(hm + i);
         for (unsigned j = 1; j < w; ++j)
-            m = v_min(m, v_load(hm + i + j));
-        v_store(kmin + i, m);
+            m = VEC(min)(m, VEC(load)(hm + i + j));
+        VEC(store)(kmin + i, m);
     }
     for (; i <= last; ++i) {
         uint64_t m = hm[i];
@@ -89,31 +103,21 @@ static inline uint32_t VEC(runs)(sbf_scan_t *sc, uint32_t a, uint32_t last, uint
     return n_runs + nr;
 }
 
+/* Passes 2 and 3. */
+static inline uint32_t VEC(segment)(sbf_scan_t *sc, const uint64_t *hm, uint32_t a, uint32_t last, unsigned w,
+                                    uint32_t n_runs)
+{
+    VEC(window_min)(hm, a, last, w, sc->kmer_min);
+    return VEC(runs)(sc, a, last, n_runs);
+}
+
 void VEC(sbf_scan_window)(sbf_scan_t *sc, const sbf_params_t *p, const uint8_t code[256], const uint8_t *seq,
                           uint32_t len)
 {
-    const unsigned k = (unsigned)p->k, m = (unsigned)p->m, s = (unsigned)p->s;
-    const unsigned w = k - m + 1;
-    uint32_t n_runs = 0, n_kmers = 0;
-    uint32_t pos = 0;
-    while (pos < len) {
-        if (code[seq[pos]] > 3) {
-            ++pos;
-            continue;
-        }
-        const uint32_t a = pos, b = VEC(words)(code, seq, a, len, s, sc->smer_hash);
-        pos = b;
-        if (b - a < k)
-            continue;
-        const uint64_t *hm = sc->smer_hash;
-        if (m != s) {
-            VEC(words)(code, seq, a, b, m, sc->mmer_hash);
-            hm = sc->mmer_hash;
-        }
-        VEC(window_min)(hm, a, b - k, w, sc->kmer_min);
-        n_runs = VEC(runs)(sc, a, b - k, n_runs);
-        n_kmers += b - a - k + 1;
-    }
-    sc->n_runs = n_runs;
-    sc->n_kmers = n_kmers;
+    sbf_scan_segments(sc, p, code, seq, len, VEC(words), VEC(segment));
 }
+
+#undef VEC
+#undef VEC_COMPRESS
+#undef VLANES
+#undef vu
