@@ -216,11 +216,10 @@ int main(int argc, char **argv)
     }
     /* SBF_SIMD: the scan path to measure (default: the fastest this CPU runs); said on stderr */
     const char *path = getenv("SBF_SIMD");
-    for (int q = 0; path && q < SBF_SCAN_PATHS; ++q)
-        if (!strcmp(path, sbf_scan_path_name((sbf_scan_path_t)q)) && sbf_scan_set_path((sbf_scan_path_t)q) != 0) {
-            fprintf(stderr, "sbf-bench: SBF_SIMD=%s cannot run here\n", path);
-            return 1;
-        }
+    if (path && sbf_scan_set_path_named(path) != 0) {
+        fprintf(stderr, "sbf-bench: SBF_SIMD=%s: %s\n", path, sbf_last_error());
+        return 1;
+    }
     fprintf(stderr, "sbf-bench: CPU scan path %s\n", sbf_scan_path_name(sbf_scan_path()));
     if (header)
         printf("k\tm\ts\tH\tshard\tbits_per_kmer\tthreads\tbytes\tread_s\tbuild_s\tbuild_Mkmer_s\tfill\t"

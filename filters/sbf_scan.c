@@ -157,6 +157,15 @@ int sbf_scan_set_path(sbf_scan_path_t path)
     return SBF_OK;
 }
 
+int sbf_scan_set_path_named(const char *name)
+{
+    for (int q = 0; q < SBF_SCAN_PATHS; ++q)
+        if (!strcmp(name, path_names[q]))
+            return sbf_scan_path_supported((sbf_scan_path_t)q) ? sbf_scan_set_path((sbf_scan_path_t)q)
+                                                                : sbf_error(SBF_E_PARAM, "this CPU cannot run that path");
+    return sbf_error(SBF_E_PARAM, "not a scan path (scalar, avx2 or avx512)");
+}
+
 void sbf_scan_window(sbf_scan_t *sc, const sbf_params_t *p, const uint8_t code[256], const uint8_t *seq,
                      uint32_t len)
 {

@@ -53,6 +53,11 @@ int sbf_scan_path_supported(sbf_scan_path_t path);
  * SBF_E_PARAM when this CPU or build cannot run it. Not to be called while scans run. */
 int sbf_scan_set_path(sbf_scan_path_t path);
 
+/* sbf_scan_set_path() of the path named "scalar", "avx2" or "avx512" (SBF_SIMD's values). SBF_OK,
+ * or SBF_E_PARAM with the message "not a scan path (scalar, avx2 or avx512)" or "this CPU cannot
+ * run that path". */
+int sbf_scan_set_path_named(const char *name);
+
 /* Bytes 0..3 map to themselves, everything else to 4: for sequences stored as 2-bit codes. */
 extern const uint8_t sbf_nt4_identity[256];
 

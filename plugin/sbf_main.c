@@ -127,18 +127,12 @@ static int scan_path_switch(void)
     const char *v = getenv("SBF_SIMD");
     if (!v)
         return 0;
-    for (int q = 0; q < SBF_SCAN_PATHS; ++q)
-        if (!strcmp(v, sbf_scan_path_name((sbf_scan_path_t)q))) {
-            if (sbf_scan_set_path((sbf_scan_path_t)q) != SBF_OK) {
-                fprintf(stderr, "sbf: SBF_SIMD=%s: this CPU cannot run that path\n", v);
-                return -1;
-            }
-            fprintf(stderr, "sbf: notice: SBF_SIMD is set: the CPU scan runs its %s path (the same bits; a "
-                            "test switch)\n", v);
-            return 0;
-        }
-    fprintf(stderr, "sbf: SBF_SIMD=%s: not a scan path (scalar, avx2 or avx512)\n", v);
-    return -1;
+    if (sbf_scan_set_path_named(v) != SBF_OK) {
+        fprintf(stderr, "sbf: SBF_SIMD=%s: %s\n", v, sbf_last_error());
+        return -1;
+    }
+    fprintf(stderr, "sbf: notice: SBF_SIMD is set: the CPU scan runs its %s path (the same bits; a test switch)\n", v);
+    return 0;
 }
 
 int main(int argc, char **argv)
