@@ -1,8 +1,10 @@
 /* gpu_bench.c -- GPU engine timings on device-resident data (CUDA events, after a warm-up,
  * median of R runs): build and query Gkmer/s on a reference (human chr20) and on a random
  * sequence of G bases, and the false-positive rate of random k-mers.
- *   sbf-gpu-bench [-r REF.fa.gz] [-g RANDOM_BASES] [-n RANDOM_KMERS] [-q READS] [-R RUNS] [-T TARGETS] [-P]
- * (-P: no runs from pinned host memory). Prints a short table. bench/gpu.sh runs it on the GPU
+ *   sbf-gpu-bench [-r REF.fa.gz] [-g RANDOM_BASES] [-n RANDOM_KMERS] [-q READS] [-R RUNS] [-T TARGETS[,TARGETS...]] [-P]
+ * (-P: no runs from pinned host memory; -T: the target counts queried besides 1, default 8; the
+ * extra targets are copies of the first filter at their own addresses, so every probe does the
+ * same work and reads as many distinct bytes as distinct filters would). Prints a short table. bench/gpu.sh runs it on the GPU
  * machine. (The -V option that timed older kernels through environment switches went with
  * them: the library reads no switch; their figures stay in doc/gpu-notes.md.) */
 #include <getopt.h>
@@ -16,6 +18,7 @@
 #include "../filters/sbf_index.h"
 #include "../filters/sbf_kmer.h"
 #include "../gpu/sbf_gpu.h"
+#include "gpu_bench_time.h"
 
 static uint64_t rng = 0x853c49e6748fea9bULL;
 static inline uint64_t rnd(void)
@@ -64,7 +67,7 @@ static char *make_reads(size_t n, size_t len, const char *src, size_t src_len, u
 
 static int pinned_runs = 1;
 static void bench_one(const char *name, sbf_seqbuf_t *sb, const char *ascii, size_t ascii_len, long n_random,
-                      long n_reads, int runs, int n_targets)
+                      long n_reads, int runs, const int *counts, int n_counts)
 {
     sbf_params_t p;
     sbf_params_default(&p);
@@ -73,13 +76,17 @@ static void bench_one(const char *name, sbf_seqbuf_t *sb, const char *ascii, siz
     if (!idx || sbf_idx_add_target(idx, name, shards) < 0)
         die("index");
     double ms_build;
-    if (sbf_gpu_bench_build(0, idx, &idx->targets[0], sb->codes, sb->len, runs, &ms_build))
+    const char *kernel;
+    if (sbf_gpu_bench_build(0, idx, &idx->targets[0], sb->codes, sb->len, runs, &ms_build, &kernel))
         die("build");
-    printf("%-10s build   %12llu k-mers  %8.3f ms  %7.2f Gkmer/s   (%.1f MiB filter, fill %.4f, pred. FPR %.3g)\n", name,
-           (unsigned long long)sb->kmers, ms_build, (double)sb->kmers / ms_build / 1e6,
+    printf("%-10s build   %12llu k-mers  %8.3f ms  %7.2f Gkmer/s   (%.1f MiB filter, fill %.4f, pred. FPR %.3g; build %s)\n",
+           name, (unsigned long long)sb->kmers, ms_build, (double)sb->kmers / ms_build / 1e6,
            (double)sbf_target_bytes(idx, &idx->targets[0]) / 1048576.0, idx->targets[0].fill,
-           idx->targets[0].predicted_fpr);
+           idx->targets[0].predicted_fpr, kernel);
     /* more targets: copies of the first, so every probe does the same work */
+    int n_targets = 1;
+    for (int c = 0; c < n_counts; ++c)
+        n_targets = counts[c] > n_targets ? counts[c] : n_targets;
     for (int t = 1; t < n_targets; ++t) {
         char tn[32];
         snprintf(tn, sizeof tn, "copy%d", t);
@@ -88,7 +95,10 @@ static void bench_one(const char *name, sbf_seqbuf_t *sb, const char *ascii, siz
         memcpy(idx->targets[t].bits, idx->targets[0].bits, sbf_target_bytes(idx, &idx->targets[0]));
     }
     const int keep = idx->n_targets;
-    for (int R = 1; R <= keep; R = R == 1 && keep > 1 ? keep : keep + 1) {
+    for (int c = -1; c < n_counts; ++c) {
+        const int R = c < 0 ? 1 : counts[c];
+        if (c >= 0 && R <= 1)
+            continue;
         idx->n_targets = R;
         sbf_gpu_index_t *g;
         if (sbf_gpu_index_upload(0, idx, &g))
@@ -98,10 +108,10 @@ static void bench_one(const char *name, sbf_seqbuf_t *sb, const char *ascii, siz
         uint64_t kmers;
         if (ascii) {
             char *reads = make_reads((size_t)n_reads, 150, ascii, ascii_len, &off);
-            if (sbf_gpu_bench_query(g, reads, off, (size_t)n_reads, runs, &ms, &kmers))
+            if (sbf_gpu_bench_query(g, reads, off, (size_t)n_reads, runs, &ms, &kmers, &kernel))
                 die("query");
-            printf("%-10s query   %12llu k-mers  %8.3f ms  %7.2f Gkmer/s   150 bp reads from the reference, %d target%s\n",
-                   name, (unsigned long long)kmers, ms, (double)kmers / ms / 1e6, R, R > 1 ? "s" : "");
+            printf("%-10s query   %12llu k-mers  %8.3f ms  %7.2f Gkmer/s   150 bp reads from the reference, %d target%s (query %s)\n",
+                   name, (unsigned long long)kmers, ms, (double)kmers / ms / 1e6, R, R > 1 ? "s" : "", kernel);
             if (R == 1 && pinned_runs) {   /* the same reads from pinned host memory, copies overlapped with kernels */
                 const double device_rate = (double)kmers / ms / 1e6;
                 size_t bytes = off[n_reads];
@@ -128,10 +138,10 @@ static void bench_one(const char *name, sbf_seqbuf_t *sb, const char *ascii, siz
             free(off);
         }
         char *neg = make_reads((size_t)n_reads, 150, NULL, 0, &off);
-        if (sbf_gpu_bench_query(g, neg, off, (size_t)n_reads, runs, &ms, &kmers))
+        if (sbf_gpu_bench_query(g, neg, off, (size_t)n_reads, runs, &ms, &kmers, &kernel))
             die("query");
-        printf("%-10s query   %12llu k-mers  %8.3f ms  %7.2f Gkmer/s   150 bp random reads, %d target%s\n", name,
-               (unsigned long long)kmers, ms, (double)kmers / ms / 1e6, R, R > 1 ? "s" : "");
+        printf("%-10s query   %12llu k-mers  %8.3f ms  %7.2f Gkmer/s   150 bp random reads, %d target%s (query %s)\n",
+               name, (unsigned long long)kmers, ms, (double)kmers / ms / 1e6, R, R > 1 ? "s" : "", kernel);
         free(neg);
         free(off);
         sbf_gpu_index_free(g);
@@ -145,6 +155,7 @@ static void bench_one(const char *name, sbf_seqbuf_t *sb, const char *ascii, siz
         if (sbf_gpu_index_upload(0, idx, &g))
             die("upload");
         const size_t per = 120, len = per + 30, n = (size_t)(n_random + per - 1) / per;
+        rng = 0x9e3779b97f4a7c15ULL; /* the same random k-mers whatever ran before (-T, -P) */
         uint64_t *off;
         char *rk = make_reads(n, len, NULL, 0, &off);
         const char **seqs = malloc(n * sizeof *seqs);
@@ -180,7 +191,7 @@ int main(int argc, char **argv)
 {
     const char *ref = NULL;
     long gbases = 0, n_random = 100000000, n_reads = 4000000;
-    int runs = 10, targets = 8, c;
+    int runs = 10, counts[16] = {8}, n_counts = 1, c;
     while ((c = getopt(argc, argv, "r:g:n:q:R:T:P")) >= 0) {
         switch (c) {
         case 'r': ref = optarg; break;
@@ -188,9 +199,31 @@ int main(int argc, char **argv)
         case 'n': n_random = atol(optarg); break;
         case 'q': n_reads = atol(optarg); break;
         case 'R': runs = atoi(optarg); break;
-        case 'T': targets = atoi(optarg); break;
+        case 'T': {
+            char *at = optarg, *end;
+            for (n_counts = 0; n_counts < 16; ++n_counts) {
+                long v = strtol(at, &end, 10);
+                if (end == at || v < 1 || v > 4096) {
+                    fprintf(stderr, "sbf-gpu-bench: -T %s: target counts from 1 to 4096, separated by commas\n", optarg);
+                    return 2;
+                }
+                counts[n_counts] = (int)v;
+                if (*end != ',')
+                    break;
+                at = end + 1;
+            }
+            if (*end) {
+                fprintf(stderr, "sbf-gpu-bench: -T %s: at most 16 counts\n", optarg);
+                return 2;
+            }
+            ++n_counts;
+            break;
+        }
         case 'P': pinned_runs = 0; break;
-        default: return 1;
+        default:
+            fprintf(stderr, "usage: sbf-gpu-bench [-r REF.fa.gz] [-g RANDOM_BASES] [-n RANDOM_KMERS] [-q READS] [-R RUNS] "
+                            "[-T TARGETS[,TARGETS...]] [-P]\n");
+            return 1;
         }
     }
     if (sbf_gpu_count() == 0) {
@@ -226,7 +259,7 @@ int main(int argc, char **argv)
         const char *base = strrchr(ref, '/');
         char name[16];
         snprintf(name, sizeof name, "%.10s", base ? base + 1 : ref);
-        bench_one(name, &sb, ascii, alen, n_random, n_reads, runs, targets);
+        bench_one(name, &sb, ascii, alen, n_random, n_reads, runs, counts, n_counts);
         sbf_seqbuf_free(&sb);
         free(ascii);
     }
@@ -247,7 +280,7 @@ int main(int argc, char **argv)
                 die("append");
         }
         free(buf);
-        bench_one("random", &sb, NULL, 0, 0, n_reads, runs, 1);
+        bench_one("random", &sb, NULL, 0, 0, n_reads, runs, counts, 0);
         sbf_seqbuf_free(&sb);
     }
     return 0;

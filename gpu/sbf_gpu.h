@@ -91,21 +91,9 @@ int sbf_gpu_stream_sync(sbf_gpu_stream_t *s);
  * allowed. */
 void sbf_gpu_stream_destroy(sbf_gpu_stream_t *s);
 
-/* Benchmark entry points on device-resident data (sequence already on the GPU): kernel times
- * in milliseconds, measured with CUDA events after a warm-up. */
-int sbf_gpu_bench_build(int device, const sbf_index_t *idx, sbf_target_t *t, const uint8_t *codes, uint64_t len,
-                        int repeats, double *ms_median);
-int sbf_gpu_bench_query(sbf_gpu_index_t *g, const char *seqs, const uint64_t *offsets, size_t n, int repeats,
-                        double *ms_median, uint64_t *kmers_total);
-
 /* Pinned (page-locked) host memory, for buffers the device copies asynchronously. */
 int sbf_gpu_host_alloc(size_t bytes, void **out);
 void sbf_gpu_host_free(void *p);
-
-/* Reads from pinned host memory in batches of `batch` reads over two stream workspaces (copies
- * of one batch overlap the kernel of the other): the whole run's time, results copied back. */
-int sbf_gpu_bench_query_host(sbf_gpu_index_t *g, const char *seqs, const uint64_t *offsets, size_t n, size_t batch,
-                             int repeats, double *ms_median, uint64_t *kmers_total);
 
 #ifdef __cplusplus
 }

@@ -91,20 +91,6 @@ int sbf_gpu_stream_sync(sbf_gpu_stream_t *s)
 
 void sbf_gpu_stream_destroy(sbf_gpu_stream_t *s) { (void)s; }
 
-int sbf_gpu_bench_build(int device, const sbf_index_t *idx, sbf_target_t *t, const uint8_t *codes, uint64_t len,
-                        int repeats, double *ms_median)
-{
-    (void)device, (void)idx, (void)t, (void)codes, (void)len, (void)repeats, (void)ms_median;
-    return NO_CUDA;
-}
-
-int sbf_gpu_bench_query(sbf_gpu_index_t *g, const char *seqs, const uint64_t *offsets, size_t n, int repeats,
-                        double *ms_median, uint64_t *kmers_total)
-{
-    (void)g, (void)seqs, (void)offsets, (void)n, (void)repeats, (void)ms_median, (void)kmers_total;
-    return NO_CUDA;
-}
-
 int sbf_gpu_host_alloc(size_t bytes, void **out)
 {
     (void)bytes;
@@ -113,10 +99,3 @@ int sbf_gpu_host_alloc(size_t bytes, void **out)
 }
 
 void sbf_gpu_host_free(void *p) { (void)p; }
-
-int sbf_gpu_bench_query_host(sbf_gpu_index_t *g, const char *seqs, const uint64_t *offsets, size_t n, size_t batch,
-                             int repeats, double *ms_median, uint64_t *kmers_total)
-{
-    (void)g, (void)seqs, (void)offsets, (void)n, (void)batch, (void)repeats, (void)ms_median, (void)kmers_total;
-    return NO_CUDA;
-}

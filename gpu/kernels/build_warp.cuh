@@ -1,0 +1,80 @@
+/* kernels/build_warp.cuh -- the v7 build, for every parameter set. */
+#ifndef SBF_GPU_KERNELS_BUILD_WARP_CUH
+#define SBF_GPU_KERNELS_BUILD_WARP_CUH
+
+#include "warp_scan.cuh"
+
+#define BUILD_PIECE 4096u /* k-mers per warp of the warp-cooperative build */
+
+/* v7 build: one warp per piece of BUILD_PIECE k-mers (BUILD_PIECE + k - 1 bases; consecutive
+ * pieces overlap by k - 1), one position per lane, through the query's warp_scan. A k-mer sets
+ * the bits of its k-s+1 s-mers in its shard; when the previous k-mer is in the same shard, only
+ * the newest s-mer is new (the CPU's runs). The lanes whose k-mers share a shard in this step
+ * (__match_any_sync over the lanes holding a k-mer, never the full mask) OR their bits into one
+ * slot of shared memory, the group's first lane's; that lane then ORs the slot's non-zero words
+ * into the filter, one atomicOr each. No lane runs a slow path alone. */
+template <class PT, bool SHARED, unsigned RING>
+__global__ void __launch_bounds__(256) build_warp_kernel(const uint8_t *__restrict__ codes, uint64_t len, PT p,
+                                                         uint64_t n_shards, unsigned long long *bits, uint64_t n_pieces)
+{
+    typedef warp_scan<PT, SHARED, RING> scan_t;
+    __shared__ unsigned slots[8][32][16]; /* per warp of the block and leader lane: a 512-bit shard */
+    const unsigned lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
+    const uint64_t warp = (blockIdx.x * (uint64_t)blockDim.x + threadIdx.x) >> 5;
+    const uint64_t n_warps = ((uint64_t)gridDim.x * blockDim.x) >> 5;
+#pragma unroll
+    for (unsigned q = 0; q < 16; ++q)
+        slots[wib][lane][q] = 0;
+    __syncwarp();
+    for (uint64_t piece = warp; piece < n_pieces; piece += n_warps) {
+        const uint64_t start = piece * BUILD_PIECE;
+        const uint64_t plen = (start + BUILD_PIECE + p.k() - 1 < len ? start + BUILD_PIECE + p.k() - 1 : len) - start;
+        scan_t sc;
+        sc.reset();
+        uint64_t last_shard = ~0ULL; /* shard of the k-mer ending just before this step (none: ~0) */
+        for (uint64_t base = 0; base < plen; base += 32) {
+            const uint64_t pos = base + lane;
+            const unsigned c = pos < plen ? codes[start + pos] : SBF_BASE_INVALID;
+            uint64_t mn;
+            typename scan_t::smer_word_t smer[RING];
+            const uint32_t valid = sc.step(p, lane, c, mn, smer);
+            const bool kmer = pos < plen && valid >= p.k();
+            const uint64_t shard = kmer ? sbf_shard_index(mn, n_shards) : ~0ULL;
+            const uint64_t up = __shfl_up_sync(FULL_MASK, shard, 1);
+            const uint64_t before = lane == 0 ? last_shard : up;
+            last_shard = __shfl_sync(FULL_MASK, shard, 31);
+            const unsigned active = __ballot_sync(FULL_MASK, kmer);
+            if (kmer) {
+                const unsigned group = __match_any_sync(active, shard);
+                const unsigned leader = __ffs(group) - 1;
+                unsigned *slot = slots[wib][leader];
+                const unsigned n_new = before == shard ? 1 : p.extra() + 1;
+#pragma unroll
+                for (unsigned j = 0; j < RING; ++j) {
+                    if (j > p.extra() || j >= n_new)
+                        break;
+                    for (unsigned b = 0; b < p.H(); ++b) {
+                        const unsigned bit = sbf_smer_bit(smer[j], b, p.log2b());
+                        atomicOr(slot + (bit >> 5), 1u << (bit & 31));
+                    }
+                }
+                __syncwarp(group);
+                if (lane == leader) {
+                    unsigned long long *dst = bits + shard * p.words();
+#pragma unroll
+                    for (unsigned q = 0; q < 8; ++q) {
+                        if (q >= p.words())
+                            break;
+                        const unsigned long long v = slot[2 * q] | (unsigned long long)slot[2 * q + 1] << 32;
+                        if (v)
+                            atomicOr(dst + q, v);
+                        slot[2 * q] = slot[2 * q + 1] = 0;
+                    }
+                }
+            }
+            __syncwarp(); /* the slots are clear before the next step's groups use them */
+        }
+    }
+}
+
+#endif

@@ -1,0 +1,242 @@
+/* kernels/query_run.cuh -- the v10 query, for the default parameters (m == s, 16 < s < 32,
+ * 32-bit shard numbers). */
+#ifndef SBF_GPU_KERNELS_QUERY_RUN_CUH
+#define SBF_GPU_KERNELS_QUERY_RUN_CUH
+
+#include <type_traits>
+
+#include "inputs.cuh"
+
+/* ---- v10 query (default parameters; doc/gpu-notes.md v8-v10) ----
+ * One warp per read, one position per lane, every lane testing its k-mer's k-s+1 s-mers, as v6.
+ * ncu showed v6 bound by the ALU pipe (87%: logic, shifts, compares, selects), not by shuffles,
+ * memory or latency, so v10 takes work off the ALU pipe:
+ *  - the s-mer words come from two 16-base prefix scans (forward, and reverse complement with
+ *    the newest base high) combined with IMAD: a shift left is a multiply, a shift right an
+ *    IMAD.HI, and the parts never overlap, so add = or. A lane below d - 1 is complete at round
+ *    d: it took a whole window from the previous step, which the source lanes send in place of
+ *    their current value (one shuffle reaches either step); 10 shuffles per step, no ALU work
+ *    but the canonical compare (v6: 24 shuffles, 64-bit shifts and ors);
+ *  - splitmix64 with its right shifts on IMAD.HI and the seed folded into the first xor;
+ *  - ASCII decoded through a 256-entry table in shared memory (v6: compares and selects);
+ *  - hit counts by ballot and popc per step (v6: a shuffle reduction per read and target).
+ * The multipliers are kernel parameters (powers of two the compiler cannot see, so it cannot
+ * turn them back into shifts), IMAD operands straight from the constant bank. Targets are kernel
+ * parameters too, QGROUP per launch; shard numbers are 32-bit (the host checks n_shards <= 2^32).
+ * Tried and reverted (doc/gpu-notes.md): v8, the s-mer words from ballots spread in every lane;
+ * v9, each s-mer tested once per run; bit tests on IMAD.HI / IMAD.WIDE. */
+#define QGROUP 8
+
+struct target_group {
+    const uint32_t *bits[QGROUP];
+    uint64_t n_shards[QGROUP];
+    int g, r0, R;    /* targets r0 .. r0 + g - 1 of R (g may be 0: k-mer counts only) */
+    uint32_t pw[32]; /* pw[i] = 2^i, opaque to the compiler */
+};
+
+/* The s-mer whose hash word is h, present in the shard of 32-bit words `shard`. */
+template <class PT>
+__device__ __forceinline__ bool smer_in(const uint32_t *__restrict__ shard, uint32_t h, const PT &p)
+{
+    uint32_t all = 1;
+#pragma unroll
+    for (unsigned b = 0; b < p.H(); ++b) {
+        const unsigned bit = (h >> (b * p.log2b())) & ((1u << p.log2b()) - 1u);
+        all &= __ldg(shard + (bit >> 5)) >> (bit & 31);
+    }
+    return all & 1;
+}
+
+/* x ^= x >> K on the halves of a 64-bit word, the shift on IMAD.HI: x >> K for 0 < K < 32 is
+ * (lo >> K | hi << (32 - K), hi >> K), the parts disjoint; klo:khi is xored in as well. */
+template <unsigned K>
+__device__ __forceinline__ void xorshift_fma(uint32_t &lo, uint32_t &hi, const target_group &tg, uint32_t klo = 0,
+                                             uint32_t khi = 0)
+{
+    const uint32_t slo = __umulhi(lo, tg.pw[32 - K]) + hi * tg.pw[32 - K], shi = __umulhi(hi, tg.pw[32 - K]);
+    lo = lo ^ slo ^ klo;
+    hi = hi ^ shi ^ khi;
+}
+
+/* sbf_mix64(y ^ SEED), the same bits (the identity tests compare with the CPU) */
+template <uint64_t SEED>
+__device__ __forceinline__ uint64_t mix64_fma(uint64_t y, const target_group &tg)
+{
+    /* (y ^ S) ^ ((y ^ S) >> 30) = y ^ (y >> 30) ^ (S ^ S >> 30) */
+    constexpr uint64_t K = SEED ^ (SEED >> 30);
+    uint32_t lo = (uint32_t)y, hi = (uint32_t)(y >> 32);
+    xorshift_fma<30>(lo, hi, tg, (uint32_t)K, (uint32_t)(K >> 32));
+    uint64_t x = ((uint64_t)hi << 32 | lo) * 0xbf58476d1ce4e5b9ULL;
+    lo = (uint32_t)x, hi = (uint32_t)(x >> 32);
+    xorshift_fma<27>(lo, hi, tg);
+    x = ((uint64_t)hi << 32 | lo) * 0x94d049bb133111ebULL;
+    lo = (uint32_t)x, hi = (uint32_t)(x >> 32);
+    xorshift_fma<31>(lo, hi, tg);
+    return (uint64_t)hi << 32 | lo;
+}
+
+/* The step of the v10 query (m == s, 16 < s < 32, compile-time parameters): for the lane's
+ * position, the consecutive valid bases ending there, the hash of the canonical s-mer ending
+ * there and the minimizer hash of the k-mer ending there. */
+template <class PT>
+struct step_scan {
+    static_assert(PT::m() == PT::s() && PT::s() > 16 && PT::s() < 32, "m == s, 16 < s < 32");
+    uint32_t carry;
+    uint32_t f16_prev, r16_prev; /* this lane's 16-base words of the previous step */
+    uint64_t lv_prev[6];         /* this lane's window-minimum levels of the previous step */
+
+    __device__ __forceinline__ void reset()
+    {
+        carry = 0;
+        f16_prev = r16_prev = 0;
+#pragma unroll
+        for (int i = 0; i < 6; ++i)
+            lv_prev[i] = ~0ULL;
+    }
+
+    __device__ __forceinline__ void step(const PT &p, const target_group &tg, unsigned lane, unsigned c,
+                                         uint32_t &valid, uint64_t &hs, uint64_t &mn)
+    {
+        const unsigned bad = __ballot_sync(FULL_MASK, c > 3);
+        const unsigned upto = bad & (lane == 31 ? FULL_MASK : (2u << lane) - 1u);
+        valid = upto ? lane - (31 - __clz(upto)) : carry + lane + 1;
+        carry = bad ? (uint32_t)__clz(bad) : carry + 32;
+        /* f: the last 16 codes ending here, newest low; r: their complements, newest high.
+         * Round d adds the d codes before the lane's d; lanes below d - 1 are complete. */
+        const uint32_t cf = c & 3;
+        uint32_t f = cf, r = (3u - cf) * tg.pw[30];
+#pragma unroll
+        for (unsigned d = 1; d <= 8; d <<= 1) {
+            const bool old = lane >= 32 - d;
+            const uint32_t af = __shfl_sync(FULL_MASK, old ? f16_prev : f, (lane - d) & 31);
+            const uint32_t ar = __shfl_sync(FULL_MASK, old ? r16_prev : r, (lane - d) & 31);
+            if (lane + 1 >= d) {
+                f = af * tg.pw[2 * d] + f;
+                r = __umulhi(ar, tg.pw[32 - 2 * d]) + r;
+            }
+        }
+        /* the 16 codes before those: from lane - 16, of this step or the previous one */
+        const bool old = lane >= 16;
+        const uint32_t fo = __shfl_sync(FULL_MASK, old ? f16_prev : f, (lane - 16) & 31);
+        const uint32_t ro = __shfl_sync(FULL_MASK, old ? r16_prev : r, (lane - 16) & 31);
+        f16_prev = f;
+        r16_prev = r;
+        /* the s-mer: f and the low s - 16 codes of fo; the reverse complement: r above the top
+         * s - 16 complements of ro */
+        constexpr unsigned T = 2 * (PT::s() - 16);
+        const uint64_t fs = (uint64_t)(fo & (uint32_t)((1ULL << T) - 1)) << 32 | f;
+        const uint32_t rlo = r * tg.pw[T] + __umulhi(ro, tg.pw[T]), rhi = __umulhi(r, tg.pw[T]);
+        const uint64_t rs = (uint64_t)rhi << 32 | rlo;
+        hs = mix64_fma<SBF_SEED_WORD>(fs < rs ? fs : rs, tg);
+        /* window minimum by doubling (v6), each level's previous-step value sent by the source
+         * lanes that the receiving lanes reach back to */
+        uint64_t lv = hs;
+        unsigned level = 0;
+#pragma unroll
+        for (; level < 5; ++level) {
+            const unsigned d = 1u << level;
+            if (2 * d > p.w())
+                break;
+            const uint64_t send = lane >= 32 - d ? lv_prev[level] : lv;
+            lv_prev[level] = lv;
+            const uint64_t back = __shfl_sync(FULL_MASK, send, (lane - d) & 31);
+            lv = back < lv ? back : lv;
+        }
+        {
+            const unsigned rest = p.w() - (1u << level);
+            if (rest == 0) {
+                mn = lv;
+            } else {
+                const uint64_t send = lane >= 32 - rest ? lv_prev[level] : lv;
+                lv_prev[level] = lv;
+                const uint64_t back = __shfl_sync(FULL_MASK, send, (lane - rest) & 31);
+                mn = back < lv ? back : lv;
+            }
+        }
+    }
+};
+
+/* Blocks of 256 per SM the kernel is compiled for: 5 for one target (48 registers), 3 for
+ * QGROUP (v8's measurements: no bound was slower) */
+template <class PT, int GROUP, class IN, class LAYOUT>
+__global__ void __launch_bounds__(256, GROUP == 1 ? 5 : 3)
+    query_run_kernel(const uint8_t *__restrict__ seqs, LAYOUT layout, uint64_t n, PT p, const target_group tg,
+                     uint32_t *kmers, uint32_t *hits)
+{
+    constexpr unsigned EXTRA = PT::extra();
+    static_assert(PT::H() * PT::log2b() <= 32, "bit positions in the low 32 bits of a hash");
+    constexpr bool LUT = std::is_same<IN, ascii_input>::value;
+    __shared__ uint8_t ascii_code[LUT ? 256 : 1];
+    const unsigned lane = threadIdx.x & 31;
+    const uint64_t warp = (blockIdx.x * (uint64_t)blockDim.x + threadIdx.x) >> 5;
+    const uint64_t n_warps = ((uint64_t)gridDim.x * blockDim.x) >> 5;
+    const int g = tg.g;
+    if constexpr (LUT) {
+        for (unsigned q = threadIdx.x; q < 256; q += blockDim.x)
+            ascii_code[q] = (uint8_t)sbf_encode_ascii((unsigned char)q);
+        __syncthreads();
+    }
+    for (uint64_t i = warp; i < n; i += n_warps) {
+        uint64_t start, len;
+        layout.span(i, p.k(), start, len);
+        step_scan<PT> sc;
+        sc.reset();
+        uint32_t nk = 0, count[GROUP];
+#pragma unroll
+        for (int t = 0; t < GROUP; ++t)
+            count[t] = 0;
+        uint32_t hw_prev = 0; /* this lane's s-mer word of the previous step */
+        for (uint64_t base = 0; base < len; base += 32) {
+            const uint64_t pos = base + lane;
+            unsigned c = SBF_BASE_INVALID;
+            if (pos < len) {
+                if constexpr (LUT)
+                    c = ascii_code[seqs[start + pos]];
+                else
+                    c = IN::code(seqs, start + pos);
+            }
+            uint32_t valid;
+            uint64_t hs, mn;
+            sc.step(p, tg, lane, c, valid, hs, mn);
+            const bool kmer = pos < len && valid >= p.k();
+            nk += __popc(__ballot_sync(FULL_MASK, kmer));
+            const uint64_t key = mix64_fma<SBF_SEED_SHARD>(mn, tg); /* sbf_shard_key(mn) */
+            const uint32_t hw = (uint32_t)hs;
+            /* the k-mer's s-mers: sm[u] ends u positions back, one shuffle each */
+            uint32_t sm[EXTRA + 1];
+            sm[0] = hw;
+#pragma unroll
+            for (unsigned u = 1; u <= EXTRA; ++u)
+                sm[u] = __shfl_sync(FULL_MASK, lane >= 32 - u ? hw_prev : hw, (lane - u) & 31);
+            hw_prev = hw;
+            bool found0 = false;
+#pragma unroll
+            for (int t = 0; t < GROUP; ++t) {
+                if (t >= g)
+                    break;
+                bool present = kmer;
+                if (kmer) {
+                    const uint32_t *w = tg.bits[t] + (uint64_t)(uint32_t)sbf_shard_of_key(key, tg.n_shards[t]) * 16u;
+#pragma unroll
+                    for (unsigned u = 0; u <= EXTRA; ++u)
+                        present &= smer_in(w, sm[u], p);
+                }
+                count[t] += __popc(__ballot_sync(FULL_MASK, present));
+                if (t == 0)
+                    found0 = present;
+            }
+            if (LAYOUT::presence && pos < len && pos + 1 >= p.k())
+                layout.record(start + pos + 1 - p.k(), found0);
+        }
+        if (lane == 0 && !LAYOUT::presence) {
+#pragma unroll
+            for (int t = 0; t < GROUP; ++t)
+                if (t < g)
+                    hits[i * (uint64_t)tg.R + (uint64_t)(tg.r0 + t)] = count[t];
+            if (kmers)
+                kmers[i] = nk;
+        }
+    }
+}
+
+#endif

@@ -1,0 +1,162 @@
+/* sbf_gpu_plan.cu -- the kernel instances and the choice among them. An index's query plan is
+ * chosen once, when it is uploaded (gpu_query_plan_for), a build's plan once per build
+ * (gpu_build_plan_for): no launch looks at the parameters again, and no environment variable
+ * takes part (the switches of 0.3 are gone: doc/gpu-notes.md, "Retired kernels").
+ *  - default parameters (k31 m25 s25 H2, 512-bit shards), 32-bit shard numbers: query v10
+ *    (kernels/query_run.cuh), 1 target, or QGROUP targets per launch;
+ *  - default parameters past 2^32 shards: query v6 (kernels/query_warp.cuh), constants folded in;
+ *  - any other parameter set: query v6 with runtime parameters, one instance per ring size and
+ *    for m == s or not;
+ *  - every build: v7 (kernels/build_warp.cuh), the default parameters with their own instance. */
+#include <string.h>
+
+#include "kernels/build_warp.cuh"
+#include "kernels/query_run.cuh"
+#include "kernels/query_warp.cuh"
+#include "sbf_gpu_int.h"
+
+/* One warp per read: 8 reads per block of 256, at most 32 blocks per block of gpu_grid_for(). */
+static int warp_blocks(const query_launch &q)
+{
+    const uint64_t want = (q.n + 7) / 8, cap = (uint64_t)q.blocks * 32;
+    return (int)(want < cap ? (want ? want : 1) : cap);
+}
+
+/* ---- v10: G targets per launch (QGROUP, or 1 for one target and for per-k-mer presence) ---- */
+
+template <int G, class IN, class LAYOUT>
+static void run_launch(const query_launch &q, const LAYOUT &layout)
+{
+    for (int r0 = 0; r0 == 0 || r0 < q.qt.R; r0 += G) {
+        target_group tg;
+        memset(&tg, 0, sizeof tg);
+        tg.g = q.qt.R - r0 < G ? q.qt.R - r0 : G;
+        tg.r0 = r0;
+        tg.R = q.qt.R;
+        for (int b = 0; b < 32; ++b)
+            tg.pw[b] = 1u << b;
+        for (int t = 0; t < tg.g; ++t) {
+            tg.bits[t] = (const uint32_t *)q.qt.h[r0 + t].bits;
+            tg.n_shards[t] = q.qt.h[r0 + t].n_shards;
+        }
+        query_run_kernel<default_params, G, IN, LAYOUT><<<warp_blocks(q), 256, 0, q.st>>>(
+            q.seqs, layout, q.n, default_params(), tg, r0 == 0 ? q.kmers : NULL, q.hits);
+    }
+}
+
+template <int G>
+static void run_reads(seq_format fmt, const query_launch &q, const packed_reads &layout)
+{
+    if (fmt == FMT_NT16)
+        run_launch<G, nt16_input>(q, layout);
+    else
+        run_launch<G, ascii_input>(q, layout);
+}
+
+static void run_presence(const query_launch &q, const sequence_chunks &layout)
+{
+    run_launch<1, ascii_input>(q, layout);
+}
+
+/* ---- v6: PT default_params (constants folded in) or kparams ---- */
+
+template <class PT, bool SHARED, unsigned RING, int G, class IN, class LAYOUT>
+static void warp_launch(const query_launch &q, const LAYOUT &layout)
+{
+    PT p;
+    if constexpr (std::is_same<PT, kparams>::value)
+        p = q.kp;
+    query_warp_kernel<PT, SHARED, G, RING, IN, LAYOUT>
+        <<<warp_blocks(q), 256, 0, q.st>>>(q.seqs, layout, q.n, p, q.qt.d, q.qt.R, q.kmers, q.hits);
+}
+
+template <class PT, bool SHARED, unsigned RING, int G>
+static void warp_reads(seq_format fmt, const query_launch &q, const packed_reads &layout)
+{
+    if (fmt == FMT_NT16)
+        warp_launch<PT, SHARED, RING, G, nt16_input>(q, layout);
+    else
+        warp_launch<PT, SHARED, RING, G, ascii_input>(q, layout);
+}
+
+/* per-k-mer presence is asked of one target */
+template <class PT, bool SHARED, unsigned RING>
+static void warp_presence(const query_launch &q, const sequence_chunks &layout)
+{
+    warp_launch<PT, SHARED, RING, 1, ascii_input>(q, layout);
+}
+
+/* G targets per pass over a read: 1 for an index of one target, else 8 */
+template <class PT, bool SHARED, unsigned RING>
+static const query_plan *warp_plan(bool one)
+{
+    static const query_plan p1 = {"v6, runtime parameters, 1 target", warp_reads<PT, SHARED, RING, 1>,
+                                  warp_presence<PT, SHARED, RING>};
+    static const query_plan p8 = {"v6, runtime parameters, 8 targets per pass", warp_reads<PT, SHARED, RING, 8>,
+                                  warp_presence<PT, SHARED, RING>};
+    return one ? &p1 : &p8;
+}
+
+const query_plan *gpu_query_plan_for(const kparams &kp, bool small, int n_targets)
+{
+    static const query_plan v10_one = {"v10, 1 target", run_reads<1>, run_presence};
+    static const query_plan v10_group = {"v10, 8 targets per launch", run_reads<QGROUP>, run_presence};
+    static const query_plan v6_one = {"v6 (default parameters), 1 target", warp_reads<default_params, true, 8, 1>,
+                                      warp_presence<default_params, true, 8>};
+    static const query_plan v6_group = {"v6 (default parameters), 8 targets per pass",
+                                        warp_reads<default_params, true, 8, 8>, warp_presence<default_params, true, 8>};
+    const bool one = n_targets <= 1;
+    if (is_default(kp)) {
+        if (small) /* v10 needs 32-bit shard numbers */
+            return one ? &v10_one : &v10_group;
+        return one ? &v6_one : &v6_group;
+    }
+    const unsigned ring = ring_for(kp);
+    const bool shared = kp.m() == kp.s();
+#define QUERY_CASE(S, RG)                                                                                              \
+    if (shared == S && ring == RG)                                                                                     \
+        return warp_plan<kparams, S, RG>(one);
+    QUERY_CASE(true, 8) QUERY_CASE(true, 16) QUERY_CASE(true, 32)
+    QUERY_CASE(false, 8) QUERY_CASE(false, 16)
+#undef QUERY_CASE
+    return warp_plan<kparams, false, 32>(one); /* m != s, rings of 32 */
+}
+
+/* ---- build v7 ---- */
+
+static uint64_t build_pieces(const build_launch &b)
+{
+    const uint64_t kmers = b.len >= b.kp.k() ? b.len - b.kp.k() + 1 : 0;
+    return (kmers + BUILD_PIECE - 1) / BUILD_PIECE;
+}
+
+/* one warp per piece */
+static uint64_t build_threads(const build_launch &b) { return build_pieces(b) * 32; }
+
+template <class PT, bool SHARED, unsigned RING>
+static void build_run(int blocks, const build_launch &b)
+{
+    PT p;
+    if constexpr (std::is_same<PT, kparams>::value)
+        p = b.kp;
+    build_warp_kernel<PT, SHARED, RING><<<blocks, 256>>>(b.codes, b.len, p, b.n_shards, b.bits, build_pieces(b));
+}
+
+const build_plan *gpu_build_plan_for(const kparams &kp)
+{
+    static const build_plan v7_default = {"v7", build_threads, build_run<default_params, true, 8>};
+    if (is_default(kp))
+        return &v7_default;
+    const unsigned ring = ring_for(kp);
+    const bool shared = kp.m() == kp.s();
+#define BUILD_CASE(S, RG)                                                                                              \
+    if (shared == S && ring == RG) {                                                                                   \
+        static const build_plan v7 = {"v7, runtime parameters", build_threads, build_run<kparams, S, RG>};            \
+        return &v7;                                                                                                    \
+    }
+    BUILD_CASE(true, 8) BUILD_CASE(true, 16) BUILD_CASE(true, 32)
+    BUILD_CASE(false, 8) BUILD_CASE(false, 16)
+#undef BUILD_CASE
+    static const build_plan v7_last = {"v7, runtime parameters", build_threads, build_run<kparams, false, 32>};
+    return &v7_last; /* m != s, rings of 32 */
+}
