@@ -7,7 +7,7 @@
  *  - default parameters past 2^32 shards: query v6 (kernels/query_warp.cuh), constants folded in;
  *  - any other parameter set: query v6 with runtime parameters, one instance per ring size and
  *    for m == s or not;
- *  - every build: v7 (kernels/build_warp.cuh), the default parameters with their own instance. */
+ *  - every build: v8 (kernels/build_warp.cuh), the default parameters with their own instance. */
 #include <string.h>
 
 #include "kernels/build_warp.cuh"
@@ -122,7 +122,7 @@ const query_plan *gpu_query_plan_for(const kparams &kp, bool small, int n_target
     return warp_plan<kparams, false, 32>(one); /* m != s, rings of 32 */
 }
 
-/* ---- build v7 ---- */
+/* ---- build v8 ---- */
 
 static uint64_t build_pieces(const build_launch &b)
 {
@@ -144,19 +144,19 @@ static void build_run(int blocks, const build_launch &b)
 
 const build_plan *gpu_build_plan_for(const kparams &kp)
 {
-    static const build_plan v7_default = {"v7", build_threads, build_run<default_params, true, 8>};
+    static const build_plan v8_default = {"v8", build_threads, build_run<default_params, true, 8>};
     if (is_default(kp))
-        return &v7_default;
+        return &v8_default;
     const unsigned ring = ring_for(kp);
     const bool shared = kp.m() == kp.s();
 #define BUILD_CASE(S, RG)                                                                                              \
     if (shared == S && ring == RG) {                                                                                   \
-        static const build_plan v7 = {"v7, runtime parameters", build_threads, build_run<kparams, S, RG>};            \
-        return &v7;                                                                                                    \
+        static const build_plan v8 = {"v8, runtime parameters", build_threads, build_run<kparams, S, RG>};            \
+        return &v8;                                                                                                    \
     }
     BUILD_CASE(true, 8) BUILD_CASE(true, 16) BUILD_CASE(true, 32)
     BUILD_CASE(false, 8) BUILD_CASE(false, 16)
 #undef BUILD_CASE
-    static const build_plan v7_last = {"v7, runtime parameters", build_threads, build_run<kparams, false, 32>};
-    return &v7_last; /* m != s, rings of 32 */
+    static const build_plan v8_last = {"v8, runtime parameters", build_threads, build_run<kparams, false, 32>};
+    return &v8_last; /* m != s, rings of 32 */
 }

@@ -1,4 +1,4 @@
-/* kernels/build_warp.cuh -- the v7 build, for every parameter set. */
+/* kernels/build_warp.cuh -- the build (v8), for every parameter set. */
 #ifndef SBF_GPU_KERNELS_BUILD_WARP_CUH
 #define SBF_GPU_KERNELS_BUILD_WARP_CUH
 
@@ -6,13 +6,14 @@
 
 #define BUILD_PIECE 4096u /* k-mers per warp of the warp-cooperative build */
 
-/* v7 build: one warp per piece of BUILD_PIECE k-mers (BUILD_PIECE + k - 1 bases; consecutive
+/* v7/v8 build: one warp per piece of BUILD_PIECE k-mers (BUILD_PIECE + k - 1 bases; consecutive
  * pieces overlap by k - 1), one position per lane, through the query's warp_scan. A k-mer sets
  * the bits of its k-s+1 s-mers in its shard; when the previous k-mer is in the same shard, only
  * the newest s-mer is new (the CPU's runs). The lanes whose k-mers share a shard in this step
  * (__match_any_sync over the lanes holding a k-mer, never the full mask) OR their bits into one
- * slot of shared memory, the group's first lane's; that lane then ORs the slot's non-zero words
- * into the filter, one atomicOr each. No lane runs a slow path alone. */
+ * slot of shared memory, the group's first lane's; v7 had that lane OR the slot's non-zero
+ * words into the filter, one 64-bit atomicOr each; v8 writes the slots out warp-wide (below).
+ * No lane runs a slow path alone. */
 template <class PT, bool SHARED, unsigned RING>
 __global__ void __launch_bounds__(256) build_warp_kernel(const uint8_t *__restrict__ codes, uint64_t len, PT p,
                                                          uint64_t n_shards, unsigned long long *bits, uint64_t n_pieces)
@@ -44,10 +45,11 @@ __global__ void __launch_bounds__(256) build_warp_kernel(const uint8_t *__restri
             const uint64_t before = lane == 0 ? last_shard : up;
             last_shard = __shfl_sync(FULL_MASK, shard, 31);
             const unsigned active = __ballot_sync(FULL_MASK, kmer);
+            unsigned leader_of = 32; /* the first lane of this lane's group */
             if (kmer) {
                 const unsigned group = __match_any_sync(active, shard);
-                const unsigned leader = __ffs(group) - 1;
-                unsigned *slot = slots[wib][leader];
+                leader_of = __ffs(group) - 1;
+                unsigned *slot = slots[wib][leader_of];
                 const unsigned n_new = before == shard ? 1 : p.extra() + 1;
 #pragma unroll
                 for (unsigned j = 0; j < RING; ++j) {
@@ -58,18 +60,27 @@ __global__ void __launch_bounds__(256) build_warp_kernel(const uint8_t *__restri
                         atomicOr(slot + (bit >> 5), 1u << (bit & 31));
                     }
                 }
-                __syncwarp(group);
-                if (lane == leader) {
-                    unsigned long long *dst = bits + shard * p.words();
-#pragma unroll
-                    for (unsigned q = 0; q < 8; ++q) {
-                        if (q >= p.words())
-                            break;
-                        const unsigned long long v = slot[2 * q] | (unsigned long long)slot[2 * q + 1] << 32;
-                        if (v)
-                            atomicOr(dst + q, v);
-                        slot[2 * q] = slot[2 * q + 1] = 0;
-                    }
+            }
+            __syncwarp(); /* every lane's bits are in its group's slot */
+            /* v8: the warp writes the slots out together, two groups per round: the half-warp of
+             * a group reads its slot one 32-bit word per lane (no bank conflict within a slot),
+             * ORs the non-zero words into the shard (one 64-byte line: two L2 sectors, against one
+             * 64-bit atomic per word from the leader alone in v7) and clears the slot. */
+            unsigned leaders = __ballot_sync(FULL_MASK, kmer && lane == leader_of);
+            const unsigned half = lane >> 4, word = lane & 15;
+            while (leaders) {
+                const unsigned a = __ffs(leaders) - 1;
+                leaders &= leaders - 1;
+                const unsigned b = leaders ? __ffs(leaders) - 1 : a;
+                leaders &= leaders ? leaders - 1 : 0;
+                const unsigned who = half ? b : a;
+                const uint64_t dst = __shfl_sync(FULL_MASK, shard, who);
+                if (!half || b != a) {
+                    unsigned *slot = slots[wib][who];
+                    const unsigned v = slot[word];
+                    if (v && word < 2 * p.words())
+                        atomicOr((unsigned *)(bits + dst * p.words()) + word, v);
+                    slot[word] = 0;
                 }
             }
             __syncwarp(); /* the slots are clear before the next step's groups use them */

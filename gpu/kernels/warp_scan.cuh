@@ -1,4 +1,4 @@
-/* kernels/warp_scan.cuh -- the per-step scan of the v6 query and the v7 build, for any
+/* kernels/warp_scan.cuh -- the per-step scan of the v6 query and the build (v7, v8), for any
  * parameter set (v4-v6 in doc/gpu-notes.md). Every lane does the same work for its k-mer (no
  * divergent slow path): the canonical words ending at each position come from shuffle prefix
  * scans of 2-bit codes (forward packing with the newest base low, complement packing with the
