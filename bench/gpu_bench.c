@@ -2,7 +2,8 @@
  * median of R runs): build and query Gkmer/s on a reference (human chr20) and on a random
  * sequence of G bases, and the false-positive rate of random k-mers.
  *   sbf-gpu-bench [-r REF.fa.gz] [-g RANDOM_BASES] [-n RANDOM_KMERS] [-q READS] [-R RUNS] [-T TARGETS[,TARGETS...]] [-P]
- * (-P: no runs from pinned host memory; -T: the target counts queried besides 1, default 8; the
+ *                 [-H BITS_PER_SMER]
+ * (-H: the parameter H instead of the default's; -P: no runs from pinned host memory; -T: the target counts queried besides 1, default 8; the
  * extra targets are copies of the first filter at their own addresses, so every probe does the
  * same work and reads as many distinct bytes as distinct filters would). Prints a short table. bench/gpu.sh runs it on the GPU
  * machine. (The -V option that timed older kernels through environment switches went with
@@ -66,11 +67,19 @@ static char *make_reads(size_t n, size_t len, const char *src, size_t src_len, u
 }
 
 static int pinned_runs = 1;
+static int hashes = 0; /* -H: bits per s-mer instead of the default */
+
+static void bench_params(sbf_params_t *p)
+{
+    sbf_params_default(p);
+    if (hashes)
+        p->hashes = hashes;
+}
 static void bench_one(const char *name, sbf_seqbuf_t *sb, const char *ascii, size_t ascii_len, long n_random,
                       long n_reads, int runs, const int *counts, int n_counts)
 {
     sbf_params_t p;
-    sbf_params_default(&p);
+    bench_params(&p);
     sbf_index_t *idx = sbf_idx_new(&p);
     uint64_t shards = sbf_shards_for(&p, sb->kmers, SBF_DEFAULT_BITS_PER_KMER);
     if (!idx || sbf_idx_add_target(idx, name, shards) < 0)
@@ -192,7 +201,7 @@ int main(int argc, char **argv)
     const char *ref = NULL;
     long gbases = 0, n_random = 100000000, n_reads = 4000000;
     int runs = 10, counts[16] = {8}, n_counts = 1, c;
-    while ((c = getopt(argc, argv, "r:g:n:q:R:T:P")) >= 0) {
+    while ((c = getopt(argc, argv, "r:g:n:q:R:T:PH:")) >= 0) {
         switch (c) {
         case 'r': ref = optarg; break;
         case 'g': gbases = atol(optarg); break;
@@ -220,9 +229,10 @@ int main(int argc, char **argv)
             break;
         }
         case 'P': pinned_runs = 0; break;
+        case 'H': hashes = atoi(optarg); break;
         default:
             fprintf(stderr, "usage: sbf-gpu-bench [-r REF.fa.gz] [-g RANDOM_BASES] [-n RANDOM_KMERS] [-q READS] [-R RUNS] "
-                            "[-T TARGETS[,TARGETS...]] [-P]\n");
+                            "[-T TARGETS[,TARGETS...]] [-P] [-H BITS_PER_SMER]\n");
             return 1;
         }
     }
@@ -234,7 +244,7 @@ int main(int argc, char **argv)
     sbf_gpu_describe(0, desc, sizeof desc);
     printf("device 0: %s\n", desc);
     sbf_params_t p;
-    sbf_params_default(&p);
+    bench_params(&p);
     printf("parameters: k=%d m=%d s=%d H=%d %d-bit shards, %g bits per k-mer; median of %d runs after a warm-up\n",
            p.k, p.m, p.s, p.hashes, p.shard_bits, SBF_DEFAULT_BITS_PER_KMER, runs);
     if (ref) {

@@ -123,9 +123,19 @@ static void kset_init(kset_t *ks, size_t n)
     ks->mask = cap - 1;
 }
 
+/* splitmix64's finaliser: the k-mer set's own hash (not the filter's) */
+static uint64_t kset_hash(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
 static size_t kset_slot(const kset_t *ks, uint64_t key)
 {
-    size_t i = (size_t)sbf_mix64(key) & ks->mask;
+    size_t i = (size_t)kset_hash(key) & ks->mask;
     while (ks->keys[i] && ks->keys[i] != key + 1)
         i = (i + 1) & ks->mask;
     return i;
@@ -148,7 +158,7 @@ static void kset_mark(kset_t *ks, const char *g, size_t len, int k)
         r = (r >> 2) | ((uint64_t)(3 - c) << (2 * (k - 1)));
         if (++valid >= k) {
             uint64_t key = f < r ? f : r;
-            size_t slot = (size_t)sbf_mix64(key) & ks->mask;
+            size_t slot = (size_t)kset_hash(key) & ks->mask;
             while (ks->keys[slot]) {
                 if (ks->keys[slot] == key + 1) {
                     ks->found[slot] = 1;

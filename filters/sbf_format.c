@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "sbf_checksum.h"
+#include "sbf_kmer.h"
 #include "sbf_error.h"
 #include "sbf_format.h"
 #include "sbf_tmpfile.h"
@@ -289,7 +290,7 @@ static int parse_targets(sbf_index_t *idx, const uint8_t *meta, uint64_t meta_by
             return sbf_error(SBF_E_FORMAT, "%s: corrupt metadata of target %u", path, i + 1);
         /* Filters follow each other in order, aligned, inside the file, sized by their shards. */
         uint64_t shard_bytes = (uint64_t)idx->params.shard_bits / 8u;
-        if (t->n_shards == 0 || t->n_shards > UINT64_MAX / shard_bytes || bytes != t->n_shards * shard_bytes ||
+        if (t->n_shards == 0 || t->n_shards > SBF_MAX_SHARDS || bytes != t->n_shards * shard_bytes ||
             offset != expect || offset > file_bytes || bytes > file_bytes - offset)
             return sbf_error(SBF_E_FORMAT, "%s: filter of target '%s' lies outside the file", path, t->name);
         t->bits = (uint64_t *)(uintptr_t)offset;   /* an offset until the file is mapped */
@@ -349,8 +350,13 @@ int sbf_index_read(const char *path, int verify, sbf_index_t **out)
         FAIL(SBF_E_FORMAT, "%s: index written with another byte order or corrupt header", path);
     if (CHECKSUM_DIFFERS(get64(f + H_CHECKSUM), sbf_xxh64(f, H_CHECKSUM, 0)))
         FAIL(SBF_E_FORMAT, "%s: corrupt index header (checksum mismatch)", path);
-    if (get32(f + H_VERSION) != SBF_FORMAT_VERSION)
-        FAIL(SBF_E_VERSION, "%s: index format version %u, this sbf reads version %u: rebuild the index",
+    /* Version 1 hashed with 64-bit splitmix64, version 2 with 32-bit hashes (sbf_kmer.h): an
+     * index of another version sets other bits, so it is refused, never read. */
+    if (get32(f + H_VERSION) < SBF_FORMAT_VERSION)
+        FAIL(SBF_E_VERSION, "%s: index of format version %u, written by an older sbf (this sbf reads version %u): rebuild it with sbf build",
+             path, get32(f + H_VERSION), SBF_FORMAT_VERSION);
+    if (get32(f + H_VERSION) > SBF_FORMAT_VERSION)
+        FAIL(SBF_E_VERSION, "%s: index of format version %u, written by a newer sbf (this sbf reads version %u): use that sbf, or rebuild the index",
              path, get32(f + H_VERSION), SBF_FORMAT_VERSION);
     uint64_t file_bytes = get64(f + H_FILE_BYTES);
     if (size < file_bytes)

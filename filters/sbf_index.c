@@ -60,8 +60,12 @@ uint64_t sbf_shards_for(const sbf_params_t *p, uint64_t kmers, double bits_per_k
 
 int sbf_idx_add_target(sbf_index_t *idx, const char *name, uint64_t n_shards)
 {
-    if (n_shards == 0 || n_shards > (UINT64_MAX / 64u) / (uint64_t)idx->params.shard_bits)
-        return sbf_error(SBF_E_PARAM, "target '%s': invalid filter size of %llu shards", name,
+    if (n_shards == 0)
+        return sbf_error(SBF_E_PARAM, "target '%s': invalid filter size of 0 shards", name);
+    /* shard numbers are 32-bit (sbf_shard_of_key): 256 GiB of 512-bit shards, 1.3e11 k-mers at
+     * the default 16 bits per k-mer */
+    if (n_shards > SBF_MAX_SHARDS)
+        return sbf_error(SBF_E_PARAM, "target '%s': a filter of %llu shards is larger than the 2^32 shards an index holds per target: lower --bits-per-kmer or --size", name,
                          (unsigned long long)n_shards);
     sbf_target_t *grown = realloc(idx->targets, (size_t)(idx->n_targets + 1) * sizeof *grown);
     if (!grown)
@@ -99,7 +103,7 @@ int sbf_target_add_source(sbf_target_t *t, const char *source)
  * first one is touched: the runs of a window are independent cache misses. */
 static inline uint64_t *shard_ptr(const sbf_target_t *t, uint64_t minimizer, unsigned words)
 {
-    return t->bits + sbf_shard_index(minimizer, t->n_shards) * words;
+    return t->bits + sbf_shard_index((uint32_t)minimizer, t->n_shards) * words;
 }
 
 void sbf_insert_scanned(const sbf_index_t *idx, sbf_target_t *t, const sbf_scan_t *sc, int atomic)
@@ -120,7 +124,7 @@ void sbf_insert_scanned(const sbf_index_t *idx, sbf_target_t *t, const sbf_scan_
         const unsigned n_smers = sc->runs[r].n + extra;
         for (unsigned j = 0; j < n_smers; ++j)
             for (unsigned b = 0; b < H; ++b) {
-                unsigned bit = sbf_smer_bit(h[j], b, log2b);
+                unsigned bit = sbf_smer_bit((uint32_t)h[j], b, log2b);
                 mask[bit >> 6] |= 1ULL << (bit & 63);
             }
         uint64_t *w = shard[r];
@@ -160,7 +164,7 @@ static inline uint32_t probe_run_h(const uint64_t *w, const uint64_t *h, uint32_
     for (unsigned j = 0; j < extra; ++j) {
         uint64_t present = 1;
         for (unsigned b = 0; b < H; ++b) {
-            unsigned bit = sbf_smer_bit(h[j], b, log2b);
+            unsigned bit = sbf_smer_bit((uint32_t)h[j], b, log2b);
             present &= w[bit >> 6] >> (bit & 63);
         }
         last_absent = (present & 1) ? last_absent : (int64_t)j;
@@ -169,7 +173,7 @@ static inline uint32_t probe_run_h(const uint64_t *w, const uint64_t *h, uint32_
         const unsigned j = i + extra;
         uint64_t present = 1;
         for (unsigned b = 0; b < H; ++b) {
-            unsigned bit = sbf_smer_bit(h[j], b, log2b);
+            unsigned bit = sbf_smer_bit((uint32_t)h[j], b, log2b);
             present &= w[bit >> 6] >> (bit & 63);
         }
         last_absent = (present & 1) ? last_absent : (int64_t)j;
@@ -205,8 +209,9 @@ static void query_scanned(const sbf_index_t *idx, sbf_scan_t *sc, uint64_t start
 
     *n_kmers += sc->n_kmers;
 #if SBF_SCAN_HAVE_SIMD
-    /* 512-bit shards on the AVX-512 path: eight s-mers tested at once (sbf_probe_simd.c) */
-    const int wide = log2b == 9 && sbf_scan_path() == SBF_SCAN_AVX512;
+    /* 512-bit shards on the AVX-512 path: eight s-mers tested at once (sbf_probe_simd.c), for
+     * H <= 3, whose bits are all fields of the 32-bit hash itself (sbf_smer_bit) */
+    const int wide = log2b == 9 && H <= 3 && sbf_scan_path() == SBF_SCAN_AVX512;
 #endif
     for (int r = 0; r < R; ++r) {
         /* shards of every run first, prefetched: the runs' cache misses overlap */

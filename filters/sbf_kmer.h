@@ -9,12 +9,14 @@
  *  - bases are 2-bit codes A=0 C=1 G=2 T=3; anything else (N, IUPAC) is 4 and breaks k-mers;
  *  - every k-mer, m-mer and s-mer is taken canonically: min(forward, reverse complement) as
  *    2-bit-packed integers, so a sequence and its reverse complement set/test the same bits;
+ *  - words are hashed to 32 bits (sbf_hash_word: the high half folded into the low one, then a
+ *    full-avalanche 32-bit mix);
  *  - a k-mer's minimizer is the smallest sbf_hash_mmer() over its k-m+1 canonical m-mers; the
  *    shard (one 512-bit block, one cache line) is sbf_shard_index() of that hash value, a
- *    second full 64-bit mix followed by a multiply-high range reduction;
+ *    second mix followed by a multiply-high range reduction;
  *  - inside the shard, each of the k-s+1 canonical s-mers of the k-mer sets/tests H bits taken
- *    from consecutive log2(shard_bits)-bit fields of sbf_hash_smer(); a k-mer is present only if
- *    all its s-mers are (findere).
+ *    from consecutive log2(shard_bits)-bit fields of sbf_hash_smer() (sbf_smer_bit); a k-mer is
+ *    present only if all its s-mers are (findere).
  */
 #ifndef SBF_KMER_H
 #define SBF_KMER_H
@@ -30,51 +32,65 @@
 #define SBF_MAX_K 32
 #define SBF_BASE_INVALID 4
 
-/* Seeds; part of the format. m-mers and s-mers are hashed by the same function, so that with
- * m == s one hash per base serves both roles (the words differ in length otherwise). */
-#define SBF_SEED_WORD  0x9e3779b97f4a7c15ULL
-#define SBF_SEED_SHARD 0x8cb92ba72f3d8dd7ULL
+/* Seeds and multipliers; part of the format. m-mers and s-mers are hashed by the same function,
+ * so that with m == s one hash per base serves both roles (the words differ in length otherwise).
+ * Format version 2 made every hash 32 bits wide (version 1: splitmix64 over 64 bits): a 32-bit
+ * multiply is one instruction on the GPU (a 64-bit one is three) and a vector instruction on
+ * every x86-64 vector unit, and 32 bits hold the minimizer order, the shard key and the bit
+ * positions of H <= 3 bits in a 512-bit shard (doc/gpu-notes.md, "32-bit hashes"). */
+#define SBF_SEED_WORD  0x9e3779b9u
+#define SBF_SEED_SHARD 0x2f3d8dd7u
+#define SBF_SEED_EXT   0x632be5abu
+#define SBF_FOLD       0x85ebca6bu
 
-/* splitmix64's finaliser: a full-avalanche bijection of 64-bit words. */
-SBF_HD uint64_t sbf_mix64(uint64_t x)
+/* Chris Wellons' lowbias32 (hash-prospector): a bijection of 32-bit words with near-ideal
+ * avalanche, two multiplies and three xorshifts. */
+SBF_HD uint32_t sbf_mix32(uint32_t x)
 {
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ULL;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebULL;
-    x ^= x >> 31;
+    x ^= x >> 16;
+    x *= 0x7feb352du;
+    x ^= x >> 15;
+    x *= 0x846ca68bu;
+    x ^= x >> 16;
     return x;
 }
 
-SBF_HD uint64_t sbf_hash_mmer(uint64_t canonical_mmer) { return sbf_mix64(canonical_mmer ^ SBF_SEED_WORD); }
-SBF_HD uint64_t sbf_hash_smer(uint64_t canonical_smer) { return sbf_mix64(canonical_smer ^ SBF_SEED_WORD); }
-
-/* High 64 bits of a 64x64 product: maps a uniform hash onto [0, n) without a modulo. */
-SBF_HD uint64_t sbf_mulhi64(uint64_t a, uint64_t b)
+/* The hash of a canonical word of up to 64 bits: its high half folded into the low one by an
+ * odd multiplier (two words that differ in one half only never collide), then mixed. */
+SBF_HD uint32_t sbf_hash_word(uint64_t word)
 {
-#ifdef __CUDA_ARCH__
-    return __umul64hi(a, b);
-#else
-    return (uint64_t)(((unsigned __int128)a * b) >> 64);
-#endif
+    const uint32_t folded = (uint32_t)word + (uint32_t)(word >> 32) * SBF_FOLD;
+    return sbf_mix32(folded ^ SBF_SEED_WORD);
 }
+
+SBF_HD uint32_t sbf_hash_mmer(uint64_t canonical_mmer) { return sbf_hash_word(canonical_mmer); }
+SBF_HD uint32_t sbf_hash_smer(uint64_t canonical_smer) { return sbf_hash_word(canonical_smer); }
 
 /* The minimizer hash is a minimum, hence biased towards small values: mix it again (the shard
  * key, the same for every target) before reducing it to a shard number of one target, so that
  * every shard is equally likely. */
-SBF_HD uint64_t sbf_shard_key(uint64_t minimizer_hash) { return sbf_mix64(minimizer_hash ^ SBF_SEED_SHARD); }
+SBF_HD uint32_t sbf_shard_key(uint32_t minimizer_hash) { return sbf_mix32(minimizer_hash ^ SBF_SEED_SHARD); }
 
-SBF_HD uint64_t sbf_shard_of_key(uint64_t key, uint64_t n_shards) { return sbf_mulhi64(key, n_shards); }
+/* The key mapped onto [0, n_shards) by a multiply-high (no modulo); n_shards <= 2^32
+ * (SBF_MAX_SHARDS, checked wherever a filter is sized or loaded). */
+#define SBF_MAX_SHARDS (1ULL << 32)
+SBF_HD uint64_t sbf_shard_of_key(uint32_t key, uint64_t n_shards) { return ((uint64_t)key * n_shards) >> 32; }
 
-SBF_HD uint64_t sbf_shard_index(uint64_t minimizer_hash, uint64_t n_shards)
+SBF_HD uint64_t sbf_shard_index(uint32_t minimizer_hash, uint64_t n_shards)
 {
     return sbf_shard_of_key(sbf_shard_key(minimizer_hash), n_shards);
 }
 
-/* Bit j (0 <= j < H) of an s-mer inside a shard of 2^shard_log2 bits. */
-SBF_HD unsigned sbf_smer_bit(uint64_t smer_hash, unsigned j, unsigned shard_log2)
+/* Bit j (0 <= j < H) of an s-mer inside a shard of 2^shard_log2 bits: the j-th field of
+ * shard_log2 bits of the s-mer hash, and past its 32 bits of a second word mixed from it (only
+ * for H * shard_log2 > 32: H >= 4 in 512-bit shards, H >= 5 in 256-bit ones). */
+SBF_HD unsigned sbf_smer_bit(uint32_t smer_hash, unsigned j, unsigned shard_log2)
 {
-    return (unsigned)(smer_hash >> (j * shard_log2)) & ((1u << shard_log2) - 1u);
+    const unsigned at = j * shard_log2;
+    uint64_t bits = smer_hash;
+    if (at + shard_log2 > 32)
+        bits |= (uint64_t)sbf_mix32(smer_hash ^ SBF_SEED_EXT) << 32;
+    return (unsigned)(bits >> at) & ((1u << shard_log2) - 1u);
 }
 
 /* 2-bit reverse complement step: the complement of code c is 3 - c. */

@@ -22,7 +22,8 @@ int sbf_params_check(const sbf_params_t *p)
         return sbf_error(SBF_E_PARAM, "s-mer length s=%d must be between 1 and k=%d", p->s, p->k);
     if (p->shard_bits != 256 && p->shard_bits != 512)
         return sbf_error(SBF_E_PARAM, "shard size %d bits must be 256 or 512", p->shard_bits);
-    /* The H bit positions are disjoint fields of one 64-bit s-mer hash. */
+    /* The H bit positions are disjoint fields of 64 bits: the 32-bit s-mer hash and the word
+     * mixed from it (sbf_smer_bit). */
     int max_h = 64 / (int)sbf_params_shard_log2(p);
     if (p->hashes < 1 || p->hashes > max_h)
         return sbf_error(SBF_E_PARAM, "hashes per s-mer H=%d must be between 1 and %d", p->hashes, max_h);

@@ -1,5 +1,5 @@
 /* sbf_probe_simd.c -- the probe of a run (sbf_index.c, probe_run) with AVX-512, for 512-bit
- * shards: the shard sits in one register, and eight s-mers are tested at once (each bit's
+ * shards and H <= 3 (every bit a field of the 32-bit s-mer hash): the shard sits in one register, and eight s-mers are tested at once (each bit's
  * word picked by a permute, then shifted down by the bit's offset). The k-mers follow from the
  * s-mers as bit masks: k-mer i is present when s-mers i..i+k-s all are, which is what the
  * scalar probe's "last absent s-mer" computes one s-mer at a time. */

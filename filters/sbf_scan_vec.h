@@ -1,13 +1,15 @@
-/* sbf_scan_vec.h -- the scan's passes on vectors of VLANES 64-bit lanes (type vu): a template, included by sbf_scan_simd.c once per instruction set, under
- * that set's `#pragma GCC target`, with VEC(name) naming the instance's functions and
- * VEC_COMPRESS 1 where AVX-512's compress instructions exist; it #undefs those four at its end.
+/* sbf_scan_vec.h -- the scan's passes on vectors of VLANES 64-bit lanes (type vu): a template,
+ * included by sbf_scan_simd.c once per instruction set, under that set's `#pragma GCC target`,
+ * with VEC(name) naming the instance's functions, VEC_COMPRESS 1 where AVX-512's compress
+ * instructions exist and VEC_MUL_EPU32 / vi that set's 32 x 32 -> 64-bit multiply of the low
+ * halves of each lane and its register type; it #undefs those six at its end.
  * Not a header to include anywhere else.
  *
  * Each pass computes exactly what the scalar passes of sbf_scan.c compute, so every path gives
  * the same runs and hashes (tests/test_kmer.c compares them):
  *  1. the canonical words are rolled by the scalar path's own code (sbf_roll_words: a short
- *     chain from base to base), then hashed in place a vector at a time: splitmix64 is the
- *     same arithmetic in every lane;
+ *     chain from base to base), then hashed in place a vector at a time: sbf_hash_word is the
+ *     same 32-bit arithmetic in every lane (each 32-bit multiply one VEC_MUL_EPU32);
  *  2. each k-mer's minimizer is the minimum of its w m-mer hashes, taken directly (w - 1
  *     vector minima per vector of k-mers) instead of by van Herk blocks: the minimum is the
  *     same value however it is taken;
@@ -29,6 +31,14 @@ static inline vu VEC(min)(vu a, vu b)
     return (a & lt) | (b & ~lt);
 }
 
+/* (a * c) mod 2^32 in each lane, for lanes a < 2^32: one multiply of the low halves. */
+static inline vu VEC(mul32)(vu a, uint32_t c)
+{
+    vu cv = {0};
+    cv += c;
+    return (vu)VEC_MUL_EPU32((vi)a, (vi)cv) & 0xffffffffu;
+}
+
 /* Pass 1: the words of the segment from seq[a] rolled (sbf_roll_words), then hashed in place a
  * vector at a time. Returns the segment's end. */
 static inline uint32_t VEC(words)(const uint8_t code[256], const uint8_t *seq, uint32_t a, uint32_t end,
@@ -38,12 +48,13 @@ static inline uint32_t VEC(words)(const uint8_t code[256], const uint8_t *seq, u
     uint64_t *o = out + a;
     uint32_t i = 0;
     for (; i + VLANES <= n; i += VLANES) {
-        vu x = VEC(load)(o + i) ^ SBF_SEED_WORD;   /* sbf_hash_smer(), lane by lane */
-        x ^= x >> 30;
-        x *= 0xbf58476d1ce4e5b9ULL;
-        x ^= x >> 27;
-        x *= 0x94d049bb133111ebULL;
-        x ^= x >> 31;
+        const vu word = VEC(load)(o + i);   /* sbf_hash_word(), lane by lane */
+        vu x = ((((word & 0xffffffffu) + VEC(mul32)(word >> 32, SBF_FOLD)) & 0xffffffffu) ^ SBF_SEED_WORD);
+        x ^= x >> 16;
+        x = VEC(mul32)(x, 0x7feb352du);
+        x ^= x >> 15;
+        x = VEC(mul32)(x, 0x846ca68bu);
+        x ^= x >> 16;
         VEC(store)(o + i, x);
     }
     for (; i < n; ++i)
@@ -119,5 +130,7 @@ void VEC(sbf_scan_window)(sbf_scan_t *sc, const sbf_params_t *p, const uint8_t c
 
 #undef VEC
 #undef VEC_COMPRESS
+#undef VEC_MUL_EPU32
 #undef VLANES
+#undef vi
 #undef vu

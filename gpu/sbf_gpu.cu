@@ -159,7 +159,7 @@ extern "C" int sbf_gpu_index_upload(int device, const sbf_index_t *idx, sbf_gpu_
                         cudaMemcpyHostToDevice));
     g->small = true;
     for (int r = 0; r < idx->n_targets; ++r)
-        g->small = g->small && host_targets[r].n_shards <= ((uint64_t)1 << 32);
+        g->small = g->small && host_targets[r].n_shards < ((uint64_t)1 << 32);
     g->h_targets = host_targets; /* the v10 kernel takes the targets as parameters */
     g->plan = gpu_query_plan_for(g->kp, g->small, g->n_targets); /* the kernels of every query */
     *out = g;

@@ -67,7 +67,7 @@ struct query_plan {
     void (*presence)(const query_launch &q, const sequence_chunks &layout); /* one target */
 };
 
-/* The plan for an index of these parameters and targets (small: every target has at most 2^32
+/* The plan for an index of these parameters and targets (small: every target has fewer than 2^32
  * shards). Never NULL. */
 const query_plan *gpu_query_plan_for(const kparams &kp, bool small, int n_targets);
 
@@ -105,7 +105,7 @@ struct sbf_gpu_index_s {
     unsigned long long **bits; /* device arrays, one per target */
     dev_target *d_targets;
     dev_target *h_targets;     /* host copy of d_targets */
-    bool small;                /* every target has at most 2^32 shards */
+    bool small;                /* every target has fewer than 2^32 shards */
     pthread_mutex_t cache_lock;
     bool cache_lock_ready;
     blocking_set *cache[BLOCKING_CACHE]; /* the blocking queries' buffers, kept between calls */

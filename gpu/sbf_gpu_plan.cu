@@ -4,7 +4,8 @@
  * takes part (the switches of 0.3 are gone: doc/gpu-notes.md, "Retired kernels").
  *  - default parameters (k31 m25 s25 H2, 512-bit shards), 32-bit shard numbers: query v10
  *    (kernels/query_run.cuh), 1 target, or QGROUP targets per launch;
- *  - default parameters past 2^32 shards: query v6 (kernels/query_warp.cuh), constants folded in;
+ *  - default parameters with a target of 2^32 shards (the format's largest): query v6
+ *    (kernels/query_warp.cuh), constants folded in;
  *  - any other parameter set: query v6 with runtime parameters, one instance per ring size and
  *    for m == s or not;
  *  - every build: v8 (kernels/build_warp.cuh), the default parameters with their own instance. */
@@ -24,7 +25,7 @@ static int warp_blocks(const query_launch &q)
 
 /* ---- v10: G targets per launch (QGROUP, or 1 for one target and for per-k-mer presence) ---- */
 
-template <int G, class IN, class LAYOUT>
+template <class PT, int G, class IN, class LAYOUT>
 static void run_launch(const query_launch &q, const LAYOUT &layout)
 {
     for (int r0 = 0; r0 == 0 || r0 < q.qt.R; r0 += G) {
@@ -37,28 +38,29 @@ static void run_launch(const query_launch &q, const LAYOUT &layout)
             tg.pw[b] = 1u << b;
         for (int t = 0; t < tg.g; ++t) {
             tg.bits[t] = (const uint32_t *)q.qt.h[r0 + t].bits;
-            tg.n_shards[t] = q.qt.h[r0 + t].n_shards;
+            tg.n_shards[t] = (uint32_t)q.qt.h[r0 + t].n_shards; /* below 2^32: the plan is v10 only then */
         }
-        query_run_kernel<default_params, G, IN, LAYOUT><<<warp_blocks(q), 256, 0, q.st>>>(
-            q.seqs, layout, q.n, default_params(), tg, r0 == 0 ? q.kmers : NULL, q.hits);
+        query_run_kernel<PT, G, IN, LAYOUT><<<warp_blocks(q), 256, 0, q.st>>>(q.seqs, layout, q.n, PT(), tg,
+                                                                              r0 == 0 ? q.kmers : NULL, q.hits);
     }
 }
 
-template <int G>
+template <class PT, int G>
 static void run_reads(seq_format fmt, const query_launch &q, const packed_reads &layout)
 {
     if (fmt == FMT_NT16)
-        run_launch<G, nt16_input>(q, layout);
+        run_launch<PT, G, nt16_input>(q, layout);
     else
-        run_launch<G, ascii_input>(q, layout);
+        run_launch<PT, G, ascii_input>(q, layout);
 }
 
+template <class PT>
 static void run_presence(const query_launch &q, const sequence_chunks &layout)
 {
-    run_launch<1, ascii_input>(q, layout);
+    run_launch<PT, 1, ascii_input>(q, layout);
 }
 
-/* ---- v6: PT default_params (constants folded in) or kparams ---- */
+/* ---- v6: PT a compiled set (constants folded in) or kparams ---- */
 
 template <class PT, bool SHARED, unsigned RING, int G, class IN, class LAYOUT>
 static void warp_launch(const query_launch &q, const LAYOUT &layout)
@@ -97,20 +99,31 @@ static const query_plan *warp_plan(bool one)
     return one ? &p1 : &p8;
 }
 
+/* The plans of a compiled parameter set PT (m == s, 16 < s < 32): v10, or v6 with PT's
+ * constants where a target has 2^32 shards. */
+template <class PT>
+static const query_plan *compiled_plan(const char *const names[4], bool small, bool one)
+{
+    static const query_plan v10_one = {names[0], run_reads<PT, 1>, run_presence<PT>};
+    static const query_plan v10_group = {names[1], run_reads<PT, QGROUP>, run_presence<PT>};
+    static const query_plan v6_one = {names[2], warp_reads<PT, true, 8, 1>, warp_presence<PT, true, 8>};
+    static const query_plan v6_group = {names[3], warp_reads<PT, true, 8, 8>, warp_presence<PT, true, 8>};
+    if (small) /* v10 needs shard counts below 2^32 */
+        return one ? &v10_one : &v10_group;
+    return one ? &v6_one : &v6_group;
+}
+
 const query_plan *gpu_query_plan_for(const kparams &kp, bool small, int n_targets)
 {
-    static const query_plan v10_one = {"v10, 1 target", run_reads<1>, run_presence};
-    static const query_plan v10_group = {"v10, 8 targets per launch", run_reads<QGROUP>, run_presence};
-    static const query_plan v6_one = {"v6 (default parameters), 1 target", warp_reads<default_params, true, 8, 1>,
-                                      warp_presence<default_params, true, 8>};
-    static const query_plan v6_group = {"v6 (default parameters), 8 targets per pass",
-                                        warp_reads<default_params, true, 8, 8>, warp_presence<default_params, true, 8>};
+    static const char *const h2_names[4] = {"v10, 1 target", "v10, 8 targets per launch",
+                                            "v6 (compiled H=2), 1 target", "v6 (compiled H=2), 8 targets per pass"};
+    static const char *const h1_names[4] = {"v10 H=1, 1 target", "v10 H=1, 8 targets per launch",
+                                            "v6 (compiled H=1), 1 target", "v6 (compiled H=1), 8 targets per pass"};
     const bool one = n_targets <= 1;
-    if (is_default(kp)) {
-        if (small) /* v10 needs 32-bit shard numbers */
-            return one ? &v10_one : &v10_group;
-        return one ? &v6_one : &v6_group;
-    }
+    if (params_are<default_params>(kp))
+        return compiled_plan<default_params>(h2_names, small, one);
+    if (params_are<h1_params>(kp))
+        return compiled_plan<h1_params>(h1_names, small, one);
     const unsigned ring = ring_for(kp);
     const bool shared = kp.m() == kp.s();
 #define QUERY_CASE(S, RG)                                                                                              \
@@ -144,9 +157,12 @@ static void build_run(int blocks, const build_launch &b)
 
 const build_plan *gpu_build_plan_for(const kparams &kp)
 {
-    static const build_plan v8_default = {"v8", build_threads, build_run<default_params, true, 8>};
-    if (is_default(kp))
-        return &v8_default;
+    static const build_plan v8_h2 = {"v8", build_threads, build_run<default_params, true, 8>};
+    static const build_plan v8_h1 = {"v8 H=1", build_threads, build_run<h1_params, true, 8>};
+    if (params_are<default_params>(kp))
+        return &v8_h2;
+    if (params_are<h1_params>(kp))
+        return &v8_h1;
     const unsigned ring = ring_for(kp);
     const bool shared = kp.m() == kp.s();
 #define BUILD_CASE(S, RG)                                                                                              \

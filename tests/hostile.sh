@@ -219,9 +219,12 @@ expect "truncated index" 1 "sbf classify: trunc.sbf: truncated index (5000 of $(
 cp idx.sbf flip.sbf && printf '\xff' | dd of=flip.sbf bs=1 seek=20000 conv=notrunc 2> /dev/null
 expect "index with a flipped byte" 1 "sbf classify: flip.sbf: corrupt filter of target 'lambda' (checksum mismatch)" out.fq '' \
   "$SBF" classify -x flip.sbf -o out.fq r1.fq
-"$testbin/index_version" idx.sbf v2.sbf 2
-expect "index of another format version" 1 "sbf classify: v2.sbf: index format version 2, this sbf reads version 1: rebuild the index" out.fq '' \
-  "$SBF" classify -x v2.sbf -o out.fq r1.fq
+"$testbin/index_version" idx.sbf v1.sbf 1
+expect "index of an older format version (64-bit hashes)" 1 "sbf classify: v1.sbf: index of format version 1, written by an older sbf (this sbf reads version 2): rebuild it with sbf build" out.fq '' \
+  "$SBF" classify -x v1.sbf -o out.fq r1.fq
+"$testbin/index_version" idx.sbf v3.sbf 3
+expect "index of a newer format version" 1 "sbf classify: v3.sbf: index of format version 3, written by a newer sbf (this sbf reads version 2): use that sbf, or rebuild the index" out.fq '' \
+  "$SBF" classify -x v3.sbf -o out.fq r1.fq
 expect "a FASTA given as index" 1 "sbf classify: ref.fa: not an sbf index (bad magic)" out.fq '' \
   "$SBF" classify -x ref.fa -o out.fq r1.fq
 

@@ -32,11 +32,8 @@
 
 /* ---- the bits, from doc/format.md and filters/sbf_kmer.h's comments and constants ---------- */
 
-static const uint64_t SEED_MMER = 0x9e3779b97f4a7c15ULL;
-#ifndef SEED_SMER /* -DSEED_SMER=0xd1b54a32d192ed03ULL: the seed doc/format.md used to give */
-#define SEED_SMER 0x9e3779b97f4a7c15ULL
-#endif
-static const uint64_t SEED_SHARD = 0x8cb92ba72f3d8dd7ULL;
+static const uint32_t SEED_WORD = 0x9e3779b9u, FOLD = 0x85ebca6bu;
+static const uint32_t SEED_SHARD = 0x2f3d8dd7u, SEED_EXT = 0x632be5abu;
 
 /* A=0 C=1 G=2 T/U=3 in either case; anything else is -1 (breaks k-mers) */
 static int base_code(char c)
@@ -50,19 +47,18 @@ static int base_code(char c)
     }
 }
 
-/* splitmix64's finaliser */
-static uint64_t mix64(uint64_t x)
+/* lowbias32 */
+static uint32_t mix32(uint32_t x)
 {
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ULL;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebULL;
-    x ^= x >> 31;
+    x ^= x >> 16;
+    x *= 0x7feb352du;
+    x ^= x >> 15;
+    x *= 0x846ca68bu;
+    x ^= x >> 16;
     return x;
 }
 
-/* high 64 bits of the 128-bit product */
-static uint64_t mulhi64(uint64_t a, uint64_t b) { return (uint64_t)(((unsigned __int128)a * b) >> 64); }
+static uint32_t hash_word(uint64_t x) { return mix32(((uint32_t)x + (uint32_t)(x >> 32) * FOLD) ^ SEED_WORD); }
 
 /* The canonical packed word of the len bases at w (all valid): 2 bits per base, first base in
  * the high bits; the reverse complement packed the same way; the smaller of the two. */
@@ -84,20 +80,21 @@ typedef struct {
 /* The shard of the k-mer at km in a target of n_shards shards. */
 static uint64_t kmer_shard(const params_t *p, const char *km, uint64_t n_shards)
 {
-    uint64_t min_hash = UINT64_MAX;
+    uint32_t min_hash = UINT32_MAX;
     for (int i = 0; i + p->m <= p->k; ++i) {
-        uint64_t hm = mix64(canonical_word(km + i, p->m) ^ SEED_MMER);
+        uint32_t hm = hash_word(canonical_word(km + i, p->m));
         if (hm < min_hash)
             min_hash = hm;
     }
-    return mulhi64(mix64(min_hash ^ SEED_SHARD), n_shards);
+    return ((uint64_t)mix32(min_hash ^ SEED_SHARD) * n_shards) >> 32;
 }
 
 /* Bit j of the s-mer at sm, inside its shard. */
 static unsigned smer_bit(const params_t *p, const char *sm, int j)
 {
-    uint64_t hs = mix64(canonical_word(sm, p->s) ^ SEED_SMER);
-    return (unsigned)(hs >> (j * p->shard_log2)) & (p->shard_bits - 1);
+    uint32_t hs = hash_word(canonical_word(sm, p->s));
+    uint64_t bits = (uint64_t)hs | (uint64_t)mix32(hs ^ SEED_EXT) << 32;
+    return (unsigned)(bits >> (j * p->shard_log2)) & (p->shard_bits - 1);
 }
 
 /* Filters as arrays of 64-bit words; shard i is words [i * shard_bits/64, (i+1) * ...). */
@@ -347,7 +344,7 @@ static void load_index(index_t *ix, const char *path, const params_t *exp, doubl
         exit(1);
     }
     check(memcmp(b, "\x89SBF\r\n\x1a\n", 8) == 0, "header: magic");
-    check(le(b + 8, 4) == 1, "header: format version %" PRIu64 " (1)", le(b + 8, 4));
+    check(le(b + 8, 4) == 2, "header: format version %" PRIu64 " (2)", le(b + 8, 4));
     check(le(b + 12, 4) == 0x01020304, "header: byte-order mark 0x%08" PRIx64, le(b + 12, 4));
     check(le(b + 16, 4) == 128, "header: header size %" PRIu64 " (128)", le(b + 16, 4));
     ix->p.k = (int)le(b + 20, 4);

@@ -67,7 +67,7 @@ static void load_file(sbf_seqbuf_t *sb, const char *path, int k)
 
 static const sbf_opt_t *param_sets(size_t *n)
 {
-    static sbf_opt_t sets[6];
+    static sbf_opt_t sets[7];
     sets[0] = test_opt(31, 25, 25, 2, 16);   /* defaults */
     sets[1] = test_opt(31, 21, 24, 2, 16);
     sets[2] = test_opt(31, 16, 28, 4, 16);   /* cuSBF's layout */
@@ -75,7 +75,8 @@ static const sbf_opt_t *param_sets(size_t *n)
     sets[3] = test_opt(21, 15, 15, 1, 8);
     sets[4] = test_opt(32, 27, 22, 3, 12);
     sets[5] = test_opt(31, 11, 20, 1, 16);   /* k-m+1 = 21: the kernels' largest rings */
-    *n = 6;
+    sets[6] = test_opt(31, 25, 25, 1, 16);   /* the other compiled set (gpu/sbf_gpu_plan.cu) */
+    *n = 7;
     return sets;
 }
 
@@ -97,7 +98,9 @@ static void test_build_identical(void **state)
     if (genomes && *genomes) {
         char *list = strdup(genomes), *save = NULL;
         for (char *path = strtok_r(list, " ", &save); path; path = strtok_r(NULL, " ", &save)) {
-            for (size_t i = 0; i < 2; ++i) {
+            static const size_t on_genomes[3] = {0, 1, 6}; /* both compiled sets and one other */
+            for (size_t g = 0; g < 3; ++g) {
+                const size_t i = on_genomes[g];
                 sbf_seqbuf_t sb;
                 sbf_seqbuf_init(&sb);
                 load_file(&sb, path, sets[i].k);
@@ -436,8 +439,8 @@ static void test_query_identical(void **state)
 {
     (void)state;
     /* small filters (4 bits per k-mer): false positives must match too */
-    const sbf_opt_t sets[2] = {test_opt(31, 25, 25, 2, 4), test_opt(31, 13, 24, 2, 4)};
-    for (int i = 0; i < 2; ++i) {
+    const sbf_opt_t sets[3] = {test_opt(31, 25, 25, 2, 4), test_opt(31, 13, 24, 2, 4), test_opt(31, 25, 25, 1, 4)};
+    for (int i = 0; i < 3; ++i) {
         query_identical(&sets[i], 0);
         query_identical(&sets[i], 1);
     }
@@ -453,14 +456,14 @@ static void test_query_many_targets(void **state)
     test_seed(404);
     const int quick = getenv("SBF_GPU_QUICK") != NULL, R = 9;
     const size_t N = quick ? 20000 : 200000;
-    const sbf_opt_t sets[2] = {test_opt(31, 25, 25, 2, 4), test_opt(31, 13, 24, 2, 4)};
+    const sbf_opt_t sets[3] = {test_opt(31, 25, 25, 2, 4), test_opt(31, 13, 24, 2, 4), test_opt(31, 25, 25, 1, 4)};
     size_t glen[9];
     char *g[9];
     for (int t = 0; t < R; ++t) {
         glen[t] = 150000 + 60000 * (size_t)t;
         g[t] = random_dna(glen[t]);
     }
-    for (int set = 0; set < 2; ++set) {
+    for (int set = 0; set < 3; ++set) {
         sbf_opt_t o = sets[set];
         sbf_builder_t *b;
         sbf_index_t *idx;
@@ -524,10 +527,10 @@ static void test_kmers_identical(void **state)
 {
     (void)state;
     test_seed(303);
-    const sbf_opt_t sets[2] = {test_opt(31, 25, 25, 2, 4), test_opt(25, 13, 20, 3, 4)};
+    const sbf_opt_t sets[3] = {test_opt(31, 25, 25, 2, 4), test_opt(25, 13, 20, 3, 4), test_opt(31, 25, 25, 1, 4)};
     const size_t glen[3] = {400000, 120000, 20000};
     char *g[3] = {random_dna(glen[0]), random_dna(glen[1]), random_dna(glen[2])};
-    for (int set = 0; set < 2; ++set) {
+    for (int set = 0; set < 3; ++set) {
         sbf_builder_t *b;
         sbf_index_t *idx;
         assert_int_equal(sbf_builder_init(&sets[set], &b), 0);

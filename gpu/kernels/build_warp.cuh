@@ -32,25 +32,29 @@ __global__ void __launch_bounds__(256) build_warp_kernel(const uint8_t *__restri
         const uint64_t plen = (start + BUILD_PIECE + p.k() - 1 < len ? start + BUILD_PIECE + p.k() - 1 : len) - start;
         scan_t sc;
         sc.reset();
-        uint64_t last_shard = ~0ULL; /* shard of the k-mer ending just before this step (none: ~0) */
+        uint32_t last_shard = 0; /* shard of the k-mer ending just before this step */
+        bool last_kmer = false;  /* whether a k-mer ends there */
         for (uint64_t base = 0; base < plen; base += 32) {
             const uint64_t pos = base + lane;
             const unsigned c = pos < plen ? codes[start + pos] : SBF_BASE_INVALID;
-            uint64_t mn;
+            uint32_t mn;
             typename scan_t::smer_word_t smer[RING];
             const uint32_t valid = sc.step(p, lane, c, mn, smer);
             const bool kmer = pos < plen && valid >= p.k();
-            const uint64_t shard = kmer ? sbf_shard_index(mn, n_shards) : ~0ULL;
-            const uint64_t up = __shfl_up_sync(FULL_MASK, shard, 1);
-            const uint64_t before = lane == 0 ? last_shard : up;
-            last_shard = __shfl_sync(FULL_MASK, shard, 31);
+            /* shard numbers fit 32 bits (n_shards <= 2^32: sbf_idx_add_target) */
+            const uint32_t shard = kmer ? (uint32_t)sbf_shard_index(mn, n_shards) : 0;
             const unsigned active = __ballot_sync(FULL_MASK, kmer);
+            const uint32_t up = __shfl_up_sync(FULL_MASK, shard, 1);
+            /* the previous position's k-mer is in this k-mer's shard */
+            const bool same = lane == 0 ? last_kmer && last_shard == shard : ((active >> (lane - 1)) & 1) && up == shard;
+            last_shard = __shfl_sync(FULL_MASK, shard, 31);
+            last_kmer = active >> 31;
             unsigned leader_of = 32; /* the first lane of this lane's group */
             if (kmer) {
                 const unsigned group = __match_any_sync(active, shard);
                 leader_of = __ffs(group) - 1;
                 unsigned *slot = slots[wib][leader_of];
-                const unsigned n_new = before == shard ? 1 : p.extra() + 1;
+                const unsigned n_new = same ? 1 : p.extra() + 1;
 #pragma unroll
                 for (unsigned j = 0; j < RING; ++j) {
                     if (j > p.extra() || j >= n_new)
@@ -74,12 +78,12 @@ __global__ void __launch_bounds__(256) build_warp_kernel(const uint8_t *__restri
                 const unsigned b = leaders ? __ffs(leaders) - 1 : a;
                 leaders &= leaders ? leaders - 1 : 0;
                 const unsigned who = half ? b : a;
-                const uint64_t dst = __shfl_sync(FULL_MASK, shard, who);
+                const uint32_t dst = __shfl_sync(FULL_MASK, shard, who);
                 if (!half || b != a) {
                     unsigned *slot = slots[wib][who];
                     const unsigned v = slot[word];
                     if (v && word < 2 * p.words())
-                        atomicOr((unsigned *)(bits + dst * p.words()) + word, v);
+                        atomicOr((unsigned *)(bits + (uint64_t)dst * p.words()) + word, v);
                     slot[word] = 0;
                 }
             }

@@ -51,12 +51,6 @@ struct cparams {
 };
 typedef cparams<31, 25, 25, 2, 9> default_params;
 
-/* Bits of an s-mer hash that hold its H bit positions: known at compile time for cparams only
- * (kparams' accessors are not constant expressions), 64 meaning "the whole hash". */
-template <class PT> struct smer_bits { static constexpr unsigned value = 64; };
-template <unsigned K, unsigned M, unsigned S, unsigned HH, unsigned L>
-struct smer_bits<cparams<K, M, S, HH, L>> { static constexpr unsigned value = HH * L; };
-
 /* The kernels' view of an index's parameters. */
 static inline kparams make_params(const sbf_params_t *p)
 {
@@ -76,11 +70,14 @@ static inline kparams make_params(const sbf_params_t *p)
     return kp;
 }
 
-/* The parameters cparams' instances were compiled for (k31 m25 s25 H2, 512-bit shards). */
-static inline bool is_default(const kparams &kp)
+/* The other parameter set with compiled instances: the defaults with one bit per s-mer. */
+typedef cparams<31, 25, 25, 1, 9> h1_params;
+
+/* kp is the compiled set PT (whose instances then run instead of kparams'). */
+template <class PT> static inline bool params_are(const kparams &kp)
 {
-    return kp.k() == default_params::k() && kp.m() == default_params::m() && kp.s() == default_params::s() &&
-           kp.H() == default_params::H() && kp.log2b() == default_params::log2b();
+    return kp.k() == PT::k() && kp.m() == PT::m() && kp.s() == PT::s() && kp.H() == PT::H() &&
+           kp.log2b() == PT::log2b();
 }
 
 /* Rings of the latest hashes: RING >= max(w, k-s+1), a power of two (8 for the defaults), so a

@@ -29,50 +29,26 @@
 
 struct target_group {
     const uint32_t *bits[QGROUP];
-    uint64_t n_shards[QGROUP];
+    uint32_t n_shards[QGROUP]; /* below 2^32 (the host checks) */
     int g, r0, R;    /* targets r0 .. r0 + g - 1 of R (g may be 0: k-mer counts only) */
     uint32_t pw[32]; /* pw[i] = 2^i, opaque to the compiler */
 };
 
-/* The s-mer whose hash word is h, present in the shard of 32-bit words `shard`. */
-template <class PT>
-__device__ __forceinline__ bool smer_in(const uint32_t *__restrict__ shard, uint32_t h, const PT &p)
-{
-    uint32_t all = 1;
-#pragma unroll
-    for (unsigned b = 0; b < p.H(); ++b) {
-        const unsigned bit = (h >> (b * p.log2b())) & ((1u << p.log2b()) - 1u);
-        all &= __ldg(shard + (bit >> 5)) >> (bit & 31);
-    }
-    return all & 1;
-}
-
-/* x ^= x >> K on the halves of a 64-bit word, the shift on IMAD.HI: x >> K for 0 < K < 32 is
- * (lo >> K | hi << (32 - K), hi >> K), the parts disjoint; klo:khi is xored in as well. */
+/* x ^ (x >> K) ^ k, the shift on IMAD.HI (off the ALU pipe) */
 template <unsigned K>
-__device__ __forceinline__ void xorshift_fma(uint32_t &lo, uint32_t &hi, const target_group &tg, uint32_t klo = 0,
-                                             uint32_t khi = 0)
+__device__ __forceinline__ uint32_t xorshift_fma(uint32_t x, const target_group &tg, uint32_t k = 0)
 {
-    const uint32_t slo = __umulhi(lo, tg.pw[32 - K]) + hi * tg.pw[32 - K], shi = __umulhi(hi, tg.pw[32 - K]);
-    lo = lo ^ slo ^ klo;
-    hi = hi ^ shi ^ khi;
+    return x ^ __umulhi(x, tg.pw[32 - K]) ^ k;
 }
 
-/* sbf_mix64(y ^ SEED), the same bits (the identity tests compare with the CPU) */
-template <uint64_t SEED>
-__device__ __forceinline__ uint64_t mix64_fma(uint64_t y, const target_group &tg)
+/* sbf_mix32(y ^ SEED), the same bits (the identity tests compare with the CPU): the seed folded
+ * into the first xorshift, (y ^ S) ^ ((y ^ S) >> 16) = y ^ (y >> 16) ^ (S ^ (S >> 16)) */
+template <uint32_t SEED>
+__device__ __forceinline__ uint32_t mix32_fma(uint32_t y, const target_group &tg)
 {
-    /* (y ^ S) ^ ((y ^ S) >> 30) = y ^ (y >> 30) ^ (S ^ S >> 30) */
-    constexpr uint64_t K = SEED ^ (SEED >> 30);
-    uint32_t lo = (uint32_t)y, hi = (uint32_t)(y >> 32);
-    xorshift_fma<30>(lo, hi, tg, (uint32_t)K, (uint32_t)(K >> 32));
-    uint64_t x = ((uint64_t)hi << 32 | lo) * 0xbf58476d1ce4e5b9ULL;
-    lo = (uint32_t)x, hi = (uint32_t)(x >> 32);
-    xorshift_fma<27>(lo, hi, tg);
-    x = ((uint64_t)hi << 32 | lo) * 0x94d049bb133111ebULL;
-    lo = (uint32_t)x, hi = (uint32_t)(x >> 32);
-    xorshift_fma<31>(lo, hi, tg);
-    return (uint64_t)hi << 32 | lo;
+    uint32_t x = xorshift_fma<16>(y, tg, SEED ^ (SEED >> 16)) * 0x7feb352du;
+    x = xorshift_fma<15>(x, tg) * 0x846ca68bu;
+    return xorshift_fma<16>(x, tg);
 }
 
 /* The step of the v10 query (m == s, 16 < s < 32, compile-time parameters): for the lane's
@@ -83,7 +59,7 @@ struct step_scan {
     static_assert(PT::m() == PT::s() && PT::s() > 16 && PT::s() < 32, "m == s, 16 < s < 32");
     uint32_t carry;
     uint32_t f16_prev, r16_prev; /* this lane's 16-base words of the previous step */
-    uint64_t lv_prev[6];         /* this lane's window-minimum levels of the previous step */
+    uint32_t lv_prev[6];         /* this lane's window-minimum levels of the previous step */
 
     __device__ __forceinline__ void reset()
     {
@@ -91,11 +67,11 @@ struct step_scan {
         f16_prev = r16_prev = 0;
 #pragma unroll
         for (int i = 0; i < 6; ++i)
-            lv_prev[i] = ~0ULL;
+            lv_prev[i] = ~0u;
     }
 
     __device__ __forceinline__ void step(const PT &p, const target_group &tg, unsigned lane, unsigned c,
-                                         uint32_t &valid, uint64_t &hs, uint64_t &mn)
+                                         uint32_t &valid, uint32_t &hs, uint32_t &mn)
     {
         const unsigned bad = __ballot_sync(FULL_MASK, c > 3);
         const unsigned upto = bad & (lane == 31 ? FULL_MASK : (2u << lane) - 1u);
@@ -124,33 +100,34 @@ struct step_scan {
         /* the s-mer: f and the low s - 16 codes of fo; the reverse complement: r above the top
          * s - 16 complements of ro */
         constexpr unsigned T = 2 * (PT::s() - 16);
-        const uint64_t fs = (uint64_t)(fo & (uint32_t)((1ULL << T) - 1)) << 32 | f;
+        const uint32_t fhi = fo & (uint32_t)((1ULL << T) - 1);
         const uint32_t rlo = r * tg.pw[T] + __umulhi(ro, tg.pw[T]), rhi = __umulhi(r, tg.pw[T]);
-        const uint64_t rs = (uint64_t)rhi << 32 | rlo;
-        hs = mix64_fma<SBF_SEED_WORD>(fs < rs ? fs : rs, tg);
+        /* the canonical word (the smaller, compared as 64-bit integers), folded and mixed:
+         * sbf_hash_word */
+        const bool fwd = fhi < rhi || (fhi == rhi && f < rlo);
+        const uint32_t lo = fwd ? f : rlo, hi = fwd ? fhi : rhi;
+        hs = mix32_fma<SBF_SEED_WORD>(lo + hi * SBF_FOLD, tg);
         /* window minimum by doubling (v6), each level's previous-step value sent by the source
          * lanes that the receiving lanes reach back to */
-        uint64_t lv = hs;
+        uint32_t lv = hs;
         unsigned level = 0;
 #pragma unroll
         for (; level < 5; ++level) {
             const unsigned d = 1u << level;
             if (2 * d > p.w())
                 break;
-            const uint64_t send = lane >= 32 - d ? lv_prev[level] : lv;
+            const uint32_t send = lane >= 32 - d ? lv_prev[level] : lv;
             lv_prev[level] = lv;
-            const uint64_t back = __shfl_sync(FULL_MASK, send, (lane - d) & 31);
-            lv = back < lv ? back : lv;
+            lv = min(lv, __shfl_sync(FULL_MASK, send, (lane - d) & 31));
         }
         {
             const unsigned rest = p.w() - (1u << level);
             if (rest == 0) {
                 mn = lv;
             } else {
-                const uint64_t send = lane >= 32 - rest ? lv_prev[level] : lv;
+                const uint32_t send = lane >= 32 - rest ? lv_prev[level] : lv;
                 lv_prev[level] = lv;
-                const uint64_t back = __shfl_sync(FULL_MASK, send, (lane - rest) & 31);
-                mn = back < lv ? back : lv;
+                mn = min(lv, __shfl_sync(FULL_MASK, send, (lane - rest) & 31));
             }
         }
     }
@@ -164,7 +141,7 @@ __global__ void __launch_bounds__(256, GROUP == 1 ? 5 : 3)
                      uint32_t *kmers, uint32_t *hits)
 {
     constexpr unsigned EXTRA = PT::extra();
-    static_assert(PT::H() * PT::log2b() <= 32, "bit positions in the low 32 bits of a hash");
+    static_assert(PT::H() * PT::log2b() <= 32, "bit positions in the 32 bits of the hash");
     constexpr bool LUT = std::is_same<IN, ascii_input>::value;
     __shared__ uint8_t ascii_code[LUT ? 256 : 1];
     const unsigned lane = threadIdx.x & 31;
@@ -195,13 +172,11 @@ __global__ void __launch_bounds__(256, GROUP == 1 ? 5 : 3)
                 else
                     c = IN::code(seqs, start + pos);
             }
-            uint32_t valid;
-            uint64_t hs, mn;
-            sc.step(p, tg, lane, c, valid, hs, mn);
+            uint32_t valid, hw, mn;
+            sc.step(p, tg, lane, c, valid, hw, mn);
             const bool kmer = pos < len && valid >= p.k();
             nk += __popc(__ballot_sync(FULL_MASK, kmer));
-            const uint64_t key = mix64_fma<SBF_SEED_SHARD>(mn, tg); /* sbf_shard_key(mn) */
-            const uint32_t hw = (uint32_t)hs;
+            const uint32_t key = mix32_fma<SBF_SEED_SHARD>(mn, tg); /* sbf_shard_key(mn) */
             /* the k-mer's s-mers: sm[u] ends u positions back, one shuffle each */
             uint32_t sm[EXTRA + 1];
             sm[0] = hw;
@@ -216,10 +191,19 @@ __global__ void __launch_bounds__(256, GROUP == 1 ? 5 : 3)
                     break;
                 bool present = kmer;
                 if (kmer) {
-                    const uint32_t *w = tg.bits[t] + (uint64_t)(uint32_t)sbf_shard_of_key(key, tg.n_shards[t]) * 16u;
+                    /* sbf_shard_of_key with 32-bit shard counts; bit b of the shard's words
+                     * tested by shifting its word down (the wrap shift masks the offset) and
+                     * and-ing: bit 0 of acc is the AND of every tested bit */
+                    const uint32_t *w = tg.bits[t] + (size_t)__umulhi(key, tg.n_shards[t]) * 16u;
+                    uint32_t acc = ~0u;
 #pragma unroll
                     for (unsigned u = 0; u <= EXTRA; ++u)
-                        present &= smer_in(w, sm[u], p);
+#pragma unroll
+                        for (unsigned b = 0; b < PT::H(); ++b) {
+                            const unsigned bit = (sm[u] >> (b * PT::log2b())) & ((1u << PT::log2b()) - 1u);
+                            acc &= __ldg(w + (bit >> 5)) >> (bit & 31);
+                        }
+                    present = kmer && (acc & 1);
                 }
                 count[t] += __popc(__ballot_sync(FULL_MASK, present));
                 if (t == 0)

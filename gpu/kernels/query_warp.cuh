@@ -1,5 +1,5 @@
-/* kernels/query_warp.cuh -- the v6 query, for every parameter set other than the defaults and
- * for targets past 2^32 shards: one warp per read, one position per lane (warp_scan), every lane
+/* kernels/query_warp.cuh -- the v6 query, for every parameter set other than the compiled ones
+ * and for targets of 2^32 shards: one warp per read, one position per lane (warp_scan), every lane
  * testing its k-mer's k-s+1 s-mers in each target, GROUP targets per pass over the read. */
 #ifndef SBF_GPU_KERNELS_QUERY_WARP_CUH
 #define SBF_GPU_KERNELS_QUERY_WARP_CUH
@@ -7,8 +7,8 @@
 #include "inputs.cuh"
 #include "warp_scan.cuh"
 
-template <class PT, class WORD>
-__device__ __forceinline__ int smer_present(const unsigned long long *__restrict__ w, WORD h, const PT &p)
+template <class PT>
+__device__ __forceinline__ int smer_present(const unsigned long long *__restrict__ w, uint32_t h, const PT &p)
 {
     unsigned long long all = 1;
     for (unsigned b = 0; b < p.H(); ++b) {
@@ -42,7 +42,7 @@ __global__ void __launch_bounds__(256) query_warp_kernel(const uint8_t *__restri
             for (uint64_t base = 0; base < len; base += 32) {
                 const uint64_t pos = base + lane;
                 const unsigned c = pos < len ? IN::code(seqs, start + pos) : SBF_BASE_INVALID;
-                uint64_t mn;
+                uint32_t mn;
                 typename scan_t::smer_word_t smer[RING];
                 const uint32_t valid = sc.step(p, lane, c, mn, smer);
                 const int kmer = pos < len && valid >= p.k();
@@ -50,7 +50,7 @@ __global__ void __launch_bounds__(256) query_warp_kernel(const uint8_t *__restri
                 int found0 = 0; /* the k-mer is present in the group's first target */
                 if (kmer) {
                     /* the shard key is the same for every target, only the range reduction differs */
-                    const uint64_t key = sbf_shard_key(mn);
+                    const uint32_t key = sbf_shard_key(mn);
 #pragma unroll
                     for (int t = 0; t < GROUP; ++t) {
                         if (t >= g)

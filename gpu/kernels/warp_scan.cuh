@@ -14,14 +14,14 @@
 /* The step shared by the warp-cooperative kernels: 32 positions of a sequence, one per lane.
  * From this step's base codes and the state kept from the previous step it gives, for the lane's
  * position, the number of consecutive valid bases ending there, the minimizer hash of the k-mer
- * ending there and that k-mer's k-s+1 s-mer hashes (smer[0] the newest; only the low 32 bits
- * when they hold all the bit positions). */
+ * ending there and that k-mer's k-s+1 s-mer hashes (smer[0] the newest). Every hash is 32 bits
+ * (format version 2). */
 template <class PT, bool SHARED, unsigned RING>
 struct warp_scan {
-    /* the s-mer bits need H * log2(shard bits) low bits of the hash */
-    typedef typename std::conditional<smer_bits<PT>::value <= 32, uint32_t, uint64_t>::type smer_word_t;
+    typedef uint32_t smer_word_t;
     uint32_t carry;
-    uint64_t w_prev, le_prev, lv_prev[6];
+    uint64_t w_prev, le_prev;
+    uint32_t lv_prev[6];
     smer_word_t hs_prev;
 
     __device__ __forceinline__ void reset()
@@ -30,11 +30,11 @@ struct warp_scan {
         w_prev = le_prev = 0;
 #pragma unroll
         for (int i = 0; i < 6; ++i)
-            lv_prev[i] = ~0ULL;
-        hs_prev = (smer_word_t)~0ULL;
+            lv_prev[i] = ~0u;
+        hs_prev = ~0u;
     }
 
-    __device__ __forceinline__ uint32_t step(const PT &p, unsigned lane, unsigned c, uint64_t &mn, smer_word_t smer[RING])
+    __device__ __forceinline__ uint32_t step(const PT &p, unsigned lane, unsigned c, uint32_t &mn, smer_word_t smer[RING])
     {
         /* consecutive valid bases ending here */
         const unsigned bad = __ballot_sync(FULL_MASK, c > 3);
@@ -58,18 +58,16 @@ struct warp_scan {
         w_prev = __shfl_sync(FULL_MASK, W, 31);
         le_prev = __shfl_sync(FULL_MASK, LE, 31);
         const uint64_t fs = W & p.mask_s(), rs = LE >> (64 - 2 * p.s());
-        const uint64_t hs = sbf_hash_smer(fs < rs ? fs : rs);
-        uint64_t hm = hs;
+        const uint32_t hs = sbf_hash_smer(fs < rs ? fs : rs);
+        uint32_t hm = hs;
         if (!SHARED) {
             const uint64_t fm = W & p.mask_m(), rm = LE >> (64 - 2 * p.m());
             hm = sbf_hash_mmer(fm < rm ? fm : rm);
         }
         /* The window's minimum by doubling: level i holds the minimum of the 2^i m-mers ending
          * here; each level reads level i 2^i positions back, from this step's lanes or the
-         * previous step's (whose levels were kept). Then the k-mer's s-mers: only the low 32
-         * bits of their hashes hold the bit positions (H x log2 bits <= 32 for the defaults), so
-         * one 32-bit shuffle each. */
-        uint64_t lv = hm;
+         * previous step's (whose levels were kept). Then the k-mer's s-mers, one shuffle each. */
+        uint32_t lv = hm;
         unsigned level = 0;
 #pragma unroll
         for (; level < 5; ++level) {
@@ -77,21 +75,19 @@ struct warp_scan {
             if (2 * d > p.w())
                 break;
             const unsigned src = (lane - d) & 31;
-            const uint64_t cur = __shfl_sync(FULL_MASK, lv, src), prv = __shfl_sync(FULL_MASK, lv_prev[level], src);
+            const uint32_t cur = __shfl_sync(FULL_MASK, lv, src), prv = __shfl_sync(FULL_MASK, lv_prev[level], src);
             lv_prev[level] = lv;
-            const uint64_t back = lane >= d ? cur : prv;
-            lv = back < lv ? back : lv;
+            lv = min(lv, lane >= d ? cur : prv);
         }
         {
             /* level `level` covers P = 2^level <= w m-mers; the rest from w - P back */
             const unsigned rest = p.w() - (1u << level);
             const unsigned src = (lane - rest) & 31;
-            const uint64_t cur = __shfl_sync(FULL_MASK, lv, src), prv = __shfl_sync(FULL_MASK, lv_prev[level], src);
+            const uint32_t cur = __shfl_sync(FULL_MASK, lv, src), prv = __shfl_sync(FULL_MASK, lv_prev[level], src);
             lv_prev[level] = lv;
-            const uint64_t back = rest == 0 ? lv : lane >= rest ? cur : prv;
-            mn = back < lv ? back : lv;
+            mn = min(lv, rest == 0 ? lv : lane >= rest ? cur : prv);
         }
-        const smer_word_t hs_word = (smer_word_t)hs;
+        const smer_word_t hs_word = hs;
 #pragma unroll
         for (unsigned t = 0; t < RING; ++t) {
             if (t > p.extra())
