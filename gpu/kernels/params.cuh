@@ -14,6 +14,15 @@ extern "C" {
 
 #define FULL_MASK 0xffffffffu
 
+/* v from lane (lane - d) mod 32 of the warp: shfl.sync.idx reads only the low 5 bits of the
+ * source lane (PTX ISA, shfl.sync), so the wrap needs no mask instruction (v11,
+ * doc/gpu-notes.md). */
+template <class T>
+__device__ __forceinline__ T shfl_back(T v, unsigned lane, unsigned d)
+{
+    return __shfl_sync(FULL_MASK, v, (int)(lane - d));
+}
+
 struct kparams {
     unsigned k_, m_, s_, H_, log2b_, words_, w_, extra_;
     uint64_t mask_m_, mask_s_;

@@ -34,6 +34,16 @@ struct target_group {
     uint32_t pw[32]; /* pw[i] = 2^i, opaque to the compiler */
 };
 
+/* a & b, opaque to the compiler: with plain C it narrowed every term of the probe's AND to its
+ * bit 0 and chained predicates (LOP3, ISETP per bit); kept whole, the shifted words AND in one
+ * LOP3 each and only the total is tested (v11, doc/gpu-notes.md). */
+__device__ __forceinline__ uint32_t and2(uint32_t a, uint32_t b)
+{
+    uint32_t d;
+    asm("and.b32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+    return d;
+}
+
 /* x ^ (x >> K) ^ k, the shift on IMAD.HI (off the ALU pipe) */
 template <unsigned K>
 __device__ __forceinline__ uint32_t xorshift_fma(uint32_t x, const target_group &tg, uint32_t k = 0)
@@ -84,8 +94,8 @@ struct step_scan {
 #pragma unroll
         for (unsigned d = 1; d <= 8; d <<= 1) {
             const bool old = lane >= 32 - d;
-            const uint32_t af = __shfl_sync(FULL_MASK, old ? f16_prev : f, (lane - d) & 31);
-            const uint32_t ar = __shfl_sync(FULL_MASK, old ? r16_prev : r, (lane - d) & 31);
+            const uint32_t af = shfl_back(old ? f16_prev : f, lane, d);
+            const uint32_t ar = shfl_back(old ? r16_prev : r, lane, d);
             if (lane + 1 >= d) {
                 f = af * tg.pw[2 * d] + f;
                 r = __umulhi(ar, tg.pw[32 - 2 * d]) + r;
@@ -93,8 +103,8 @@ struct step_scan {
         }
         /* the 16 codes before those: from lane - 16, of this step or the previous one */
         const bool old = lane >= 16;
-        const uint32_t fo = __shfl_sync(FULL_MASK, old ? f16_prev : f, (lane - 16) & 31);
-        const uint32_t ro = __shfl_sync(FULL_MASK, old ? r16_prev : r, (lane - 16) & 31);
+        const uint32_t fo = shfl_back(old ? f16_prev : f, lane, 16);
+        const uint32_t ro = shfl_back(old ? r16_prev : r, lane, 16);
         f16_prev = f;
         r16_prev = r;
         /* the s-mer: f and the low s - 16 codes of fo; the reverse complement: r above the top
@@ -118,7 +128,7 @@ struct step_scan {
                 break;
             const uint32_t send = lane >= 32 - d ? lv_prev[level] : lv;
             lv_prev[level] = lv;
-            lv = min(lv, __shfl_sync(FULL_MASK, send, (lane - d) & 31));
+            lv = min(lv, shfl_back(send, lane, d));
         }
         {
             const unsigned rest = p.w() - (1u << level);
@@ -127,7 +137,7 @@ struct step_scan {
             } else {
                 const uint32_t send = lane >= 32 - rest ? lv_prev[level] : lv;
                 lv_prev[level] = lv;
-                mn = min(lv, __shfl_sync(FULL_MASK, send, (lane - rest) & 31));
+                mn = min(lv, shfl_back(send, lane, rest));
             }
         }
     }
@@ -182,7 +192,7 @@ __global__ void __launch_bounds__(256, GROUP == 1 ? 5 : 3)
             sm[0] = hw;
 #pragma unroll
             for (unsigned u = 1; u <= EXTRA; ++u)
-                sm[u] = __shfl_sync(FULL_MASK, lane >= 32 - u ? hw_prev : hw, (lane - u) & 31);
+                sm[u] = shfl_back(lane >= 32 - u ? hw_prev : hw, lane, u);
             hw_prev = hw;
             bool found0 = false;
 #pragma unroll
@@ -201,7 +211,10 @@ __global__ void __launch_bounds__(256, GROUP == 1 ? 5 : 3)
 #pragma unroll
                         for (unsigned b = 0; b < PT::H(); ++b) {
                             const unsigned bit = (sm[u] >> (b * PT::log2b())) & ((1u << PT::log2b()) - 1u);
-                            acc &= __ldg(w + (bit >> 5)) >> (bit & 31);
+                            const uint32_t word = __ldg(w + (bit >> 5)) >> (bit & 31);
+                            /* one target: the opaque AND (v11: +8%); several: plain C, which
+                             * measured faster there (v11 cost the 8-target launch 6%) */
+                            acc = GROUP == 1 ? and2(acc, word) : acc & word;
                         }
                     present = kmer && (acc & 1);
                 }

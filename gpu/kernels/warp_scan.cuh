@@ -74,7 +74,7 @@ struct warp_scan {
             const unsigned d = 1u << level;
             if (2 * d > p.w())
                 break;
-            const unsigned src = (lane - d) & 31;
+            const unsigned src = lane - d; /* shfl reads its low 5 bits */
             const uint32_t cur = __shfl_sync(FULL_MASK, lv, src), prv = __shfl_sync(FULL_MASK, lv_prev[level], src);
             lv_prev[level] = lv;
             lv = min(lv, lane >= d ? cur : prv);
@@ -82,7 +82,7 @@ struct warp_scan {
         {
             /* level `level` covers P = 2^level <= w m-mers; the rest from w - P back */
             const unsigned rest = p.w() - (1u << level);
-            const unsigned src = (lane - rest) & 31;
+            const unsigned src = lane - rest;
             const uint32_t cur = __shfl_sync(FULL_MASK, lv, src), prv = __shfl_sync(FULL_MASK, lv_prev[level], src);
             lv_prev[level] = lv;
             mn = min(lv, rest == 0 ? lv : lane >= rest ? cur : prv);
@@ -92,7 +92,7 @@ struct warp_scan {
         for (unsigned t = 0; t < RING; ++t) {
             if (t > p.extra())
                 break;
-            const unsigned src = (lane - t) & 31;
+            const unsigned src = lane - t;
             const smer_word_t cur = __shfl_sync(FULL_MASK, hs_word, src), prv = __shfl_sync(FULL_MASK, hs_prev, src);
             smer[t] = lane >= t ? cur : prv;
         }
