@@ -2,8 +2,9 @@
  * median of R runs): build and query Gkmer/s on a reference (human chr20) and on a random
  * sequence of G bases, and the false-positive rate of random k-mers.
  *   sbf-gpu-bench [-r REF.fa.gz] [-g RANDOM_BASES] [-n RANDOM_KMERS] [-q READS] [-R RUNS] [-T TARGETS[,TARGETS...]] [-P]
- *                 [-H BITS_PER_SMER]
- * (-H: the parameter H instead of the default's; -P: no runs from pinned host memory; -T: the target counts queried besides 1, default 8; the
+ *                 [-H BITS_PER_SMER] [-Q 8|32|128[,...]]
+ * (-Q: the many-target panel prototype of bench/gpu_bench_panel.cu at those target counts, its
+ * hits checked against one target's; -H: the parameter H instead of the default's; -P: no runs from pinned host memory; -T: the target counts queried besides 1, default 8; the
  * extra targets are copies of the first filter at their own addresses, so every probe does the
  * same work and reads as many distinct bytes as distinct filters would). Prints a short table. bench/gpu.sh runs it on the GPU
  * machine. (The -V option that timed older kernels through environment switches went with
@@ -68,6 +69,7 @@ static char *make_reads(size_t n, size_t len, const char *src, size_t src_len, u
 
 static int pinned_runs = 1;
 static int hashes = 0; /* -H: bits per s-mer instead of the default */
+static int panels[4], n_panels = 0; /* -Q: target counts of the panel prototype (gpu_bench_panel.cu) */
 
 static void bench_params(sbf_params_t *p)
 {
@@ -157,6 +159,52 @@ static void bench_one(const char *name, sbf_seqbuf_t *sb, const char *ascii, siz
     }
     if (keep)
         idx->n_targets = keep;
+    if (ascii && n_panels > 0) {   /* the panel prototype: every target's hits must be one target's */
+        uint64_t *off;
+        char *reads = make_reads((size_t)n_reads, 150, ascii, ascii_len, &off);
+        const int saved = idx->n_targets;
+        idx->n_targets = 1;
+        sbf_gpu_index_t *g;
+        if (sbf_gpu_index_upload(0, idx, &g))
+            die("upload");
+        const char **seqs = malloc((size_t)n_reads * sizeof *seqs);
+        size_t *lens = malloc((size_t)n_reads * sizeof *lens);
+        uint32_t *kc = malloc((size_t)n_reads * sizeof *kc), *hc = malloc((size_t)n_reads * sizeof *hc);
+        if (!seqs || !lens || !kc || !hc)
+            die("memory");
+        for (long i = 0; i < n_reads; ++i) {
+            seqs[i] = reads + off[i];
+            lens[i] = 150;
+        }
+        if (sbf_gpu_query(g, (size_t)n_reads, seqs, lens, kc, hc))
+            die("query");
+        uint64_t k1 = 0, h1 = 0;
+        for (long i = 0; i < n_reads; ++i)
+            k1 += kc[i], h1 += hc[i];
+        for (int q = 0; q < n_panels; ++q) {
+            double ms;
+            int T;
+            uint64_t per[128];
+            if (sbf_gpu_bench_panel(idx, panels[q], reads, off, (size_t)n_reads, runs, &ms, per, &T))
+                die("panel");
+            int same = 1;
+            for (int r = 0; r < T; ++r)
+                same = same && per[r] == h1;
+            printf("%-10s query   %12llu k-mers  %8.3f ms  %7.2f Gkmer/s   150 bp reads from the reference, %d targets (panel prototype: %s)\n",
+                   name, (unsigned long long)k1, ms, (double)k1 / ms / 1e6, T,
+                   same ? "every target's hits = one target's" : "HITS DIFFER from one target's");
+            if (!same)
+                exit(1);
+        }
+        free(seqs);
+        free(lens);
+        free(kc);
+        free(hc);
+        free(reads);
+        free(off);
+        sbf_gpu_index_free(g);
+        idx->n_targets = saved;
+    }
     if (n_random > 0) {   /* false positives of random k-mers, counted through sbf_gpu_query */
         sbf_gpu_index_t *g;
         int saved = idx->n_targets;
@@ -201,7 +249,7 @@ int main(int argc, char **argv)
     const char *ref = NULL;
     long gbases = 0, n_random = 100000000, n_reads = 4000000;
     int runs = 10, counts[16] = {8}, n_counts = 1, c;
-    while ((c = getopt(argc, argv, "r:g:n:q:R:T:PH:")) >= 0) {
+    while ((c = getopt(argc, argv, "r:g:n:q:R:T:PH:Q:")) >= 0) {
         switch (c) {
         case 'r': ref = optarg; break;
         case 'g': gbases = atol(optarg); break;
@@ -230,9 +278,22 @@ int main(int argc, char **argv)
         }
         case 'P': pinned_runs = 0; break;
         case 'H': hashes = atoi(optarg); break;
+        case 'Q': {
+            char *at = optarg, *end;
+            for (n_panels = 0; n_panels < 4 && *at;) {
+                long v = strtol(at, &end, 10);
+                if (end == at || (v != 8 && v != 32 && v != 128)) {
+                    fprintf(stderr, "sbf-gpu-bench: -Q %s: panel target counts 8, 32 or 128, separated by commas\n", optarg);
+                    return 2;
+                }
+                panels[n_panels++] = (int)v;
+                at = *end == ',' ? end + 1 : end;
+            }
+            break;
+        }
         default:
             fprintf(stderr, "usage: sbf-gpu-bench [-r REF.fa.gz] [-g RANDOM_BASES] [-n RANDOM_KMERS] [-q READS] [-R RUNS] "
-                            "[-T TARGETS[,TARGETS...]] [-P] [-H BITS_PER_SMER]\n");
+                            "[-T TARGETS[,TARGETS...]] [-P] [-H BITS_PER_SMER] [-Q 8|32|128[,...]]\n");
             return 1;
         }
     }

@@ -1,5 +1,5 @@
-/* kernels/query_run.cuh -- the v10 query, for the default parameters (m == s, 16 < s < 32,
- * 32-bit shard numbers). */
+/* kernels/query_run.cuh -- the v11 query, for the compiled parameter sets (m == s, 16 < s < 32,
+ * fewer than 2^32 shards per target). */
 #ifndef SBF_GPU_KERNELS_QUERY_RUN_CUH
 #define SBF_GPU_KERNELS_QUERY_RUN_CUH
 
@@ -7,7 +7,7 @@
 
 #include "inputs.cuh"
 
-/* ---- v10 query (default parameters; doc/gpu-notes.md v8-v10) ----
+/* ---- v10/v11 query (compiled parameter sets; doc/gpu-notes.md v8-v11) ----
  * One warp per read, one position per lane, every lane testing its k-mer's k-s+1 s-mers, as v6.
  * ncu showed v6 bound by the ALU pipe (87%: logic, shifts, compares, selects), not by shuffles,
  * memory or latency, so v10 takes work off the ALU pipe:
@@ -17,12 +17,15 @@
  *    d: it took a whole window from the previous step, which the source lanes send in place of
  *    their current value (one shuffle reaches either step); 10 shuffles per step, no ALU work
  *    but the canonical compare (v6: 24 shuffles, 64-bit shifts and ors);
- *  - splitmix64 with its right shifts on IMAD.HI and the seed folded into the first xor;
+ *  - the 32-bit hashes (format 2) with their right shifts on IMAD.HI and the seed folded into
+ *    the first xor;
  *  - ASCII decoded through a 256-entry table in shared memory (v6: compares and selects);
  *  - hit counts by ballot and popc per step (v6: a shuffle reduction per read and target).
  * The multipliers are kernel parameters (powers of two the compiler cannot see, so it cannot
  * turn them back into shifts), IMAD operands straight from the constant bank. Targets are kernel
- * parameters too, QGROUP per launch; shard numbers are 32-bit (the host checks n_shards <= 2^32).
+ * parameters too, QGROUP per launch; shard numbers are 32-bit (the host checks n_shards < 2^32).
+ * v11: one target's probe ANDs whole shifted words (and2), and shuffles take lane - d unmasked
+ * (shfl_back).
  * Tried and reverted (doc/gpu-notes.md): v8, the s-mer words from ballots spread in every lane;
  * v9, each s-mer tested once per run; bit tests on IMAD.HI / IMAD.WIDE. */
 #define QGROUP 8
