@@ -228,6 +228,9 @@ expect "index of a newer format version" 1 "sbf classify: v3.sbf: index of forma
 expect "a FASTA given as index" 1 "sbf classify: ref.fa: not an sbf index (bad magic)" out.fq '' \
   "$SBF" classify -x ref.fa -o out.fq r1.fq
 
+expect "a filter past 2^32 shards is refused before anything is allocated" 1 "sbf build: target 'lambda': a filter of 5033164800 shards is larger than the 2^32 shards an index holds per target: lower --bits-per-kmer or --size" big.sbf '' \
+  "$SBF" build --size 300G -o big.sbf lambda="$data/lambda.fa.gz"
+
 expect "a target named 'none' is refused at build time" 1 "sbf build: target name 'none' is reserved: classification reports reads that match several targets as 'multi' and those that match none as 'none'" none.sbf '' \
   "$SBF" build -o none.sbf none="$data/lambda.fa.gz"
 
