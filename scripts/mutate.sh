@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/mutate.sh -- does the suite notice when the code is wrong? Nine deliberate bugs, each
+# scripts/mutate.sh -- does the suite notice when the code is wrong? Ten deliberate bugs, each
 # applied to its own copy of the tree (the working tree is left alone), each built and put
 # through `make check`; prints which tests fail for each. Every mutation must make at least one
 # test fail (exit 1 otherwise). Results go to doc/RELIABILITY.md by hand.
@@ -66,8 +66,11 @@ mutation headroom bam/sbf_reads.c \
   '        memcpy(nb->data + start, b->data + rd->pos, keep);' \
   '        memcpy(nb->data + start, b->data + rd->pos, keep - (keep > 1));   /* MUTATION: the record across blocks loses a byte */'
 mutation vec-window filters/sbf_scan_vec.h \
-  '        for (unsigned j = 1; j < w; ++j)\n            m = v_min(m, v_load(hm + i + j));' \
-  '        for (unsigned j = 1; j + 1 < w; ++j)   /* MUTATION: the window one m-mer short */\n            m = v_min(m, v_load(hm + i + j));'
+  '        for (unsigned j = 1; j < w; ++j)\n            m = VEC(min)(m, VEC(load)(hm + i + j));' \
+  '        for (unsigned j = 1; j + 1 < w; ++j)   /* MUTATION: the window one m-mer short */\n            m = VEC(min)(m, VEC(load)(hm + i + j));'
+mutation vec-hash filters/sbf_scan_vec.h \
+  '        x = VEC(mul32)(x, 0x846ca68bu);' \
+  '        x = VEC(mul32)(x, 0x846ca68du);   /* MUTATION: the vector paths hash with another multiplier */'
 mutation vec-probe filters/sbf_probe_simd.c \
   '        for (unsigned d = 1; d <= extra; ++d)' \
   '        for (unsigned d = 1; d < extra; ++d)   /* MUTATION: the last s-mer of each k-mer not required */'
