@@ -37,20 +37,24 @@
  * Format version 2 made every hash 32 bits wide (version 1: splitmix64 over 64 bits): a 32-bit
  * multiply is one instruction on the GPU (a 64-bit one is three) and a vector instruction on
  * every x86-64 vector unit, and 32 bits hold the minimizer order, the shard key and the bit
- * positions of H <= 3 bits in a 512-bit shard (doc/gpu-notes.md, "32-bit hashes"). */
+ * positions of H <= 3 bits in a 512-bit shard (doc/gpu-notes.md, "Format 2: 32-bit hashes"). */
 #define SBF_SEED_WORD  0x9e3779b9u
 #define SBF_SEED_SHARD 0x2f3d8dd7u
 #define SBF_SEED_EXT   0x632be5abu
 #define SBF_FOLD       0x85ebca6bu
 
 /* Chris Wellons' lowbias32 (hash-prospector): a bijection of 32-bit words with near-ideal
- * avalanche, two multiplies and three xorshifts. */
+ * avalanche, two multiplies and three xorshifts (16, 15, 16). Its multipliers are named because
+ * the vector paths (sbf_scan_vec.h) and the GPU query (gpu/kernels/query_run.cuh) write the
+ * same arithmetic in their own instructions. */
+#define SBF_MIX32_MUL1 0x7feb352du
+#define SBF_MIX32_MUL2 0x846ca68bu
 SBF_HD uint32_t sbf_mix32(uint32_t x)
 {
     x ^= x >> 16;
-    x *= 0x7feb352du;
+    x *= SBF_MIX32_MUL1;
     x ^= x >> 15;
-    x *= 0x846ca68bu;
+    x *= SBF_MIX32_MUL2;
     x ^= x >> 16;
     return x;
 }

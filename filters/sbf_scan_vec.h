@@ -51,9 +51,9 @@ static inline uint32_t VEC(words)(const uint8_t code[256], const uint8_t *seq, u
         const vu word = VEC(load)(o + i);   /* sbf_hash_word(), lane by lane */
         vu x = ((((word & 0xffffffffu) + VEC(mul32)(word >> 32, SBF_FOLD)) & 0xffffffffu) ^ SBF_SEED_WORD);
         x ^= x >> 16;
-        x = VEC(mul32)(x, 0x7feb352du);
+        x = VEC(mul32)(x, SBF_MIX32_MUL1);
         x ^= x >> 15;
-        x = VEC(mul32)(x, 0x846ca68bu);
+        x = VEC(mul32)(x, SBF_MIX32_MUL2);
         x ^= x >> 16;
         VEC(store)(o + i, x);
     }

@@ -69,8 +69,8 @@ mutation vec-window filters/sbf_scan_vec.h \
   '        for (unsigned j = 1; j < w; ++j)\n            m = VEC(min)(m, VEC(load)(hm + i + j));' \
   '        for (unsigned j = 1; j + 1 < w; ++j)   /* MUTATION: the window one m-mer short */\n            m = VEC(min)(m, VEC(load)(hm + i + j));'
 mutation vec-hash filters/sbf_scan_vec.h \
-  '        x = VEC(mul32)(x, 0x846ca68bu);' \
-  '        x = VEC(mul32)(x, 0x846ca68du);   /* MUTATION: the vector paths hash with another multiplier */'
+  '        x = VEC(mul32)(x, SBF_MIX32_MUL2);' \
+  '        x = VEC(mul32)(x, SBF_MIX32_MUL2 + 2);   /* MUTATION: the vector paths hash with another multiplier */'
 mutation vec-probe filters/sbf_probe_simd.c \
   '        for (unsigned d = 1; d <= extra; ++d)' \
   '        for (unsigned d = 1; d < extra; ++d)   /* MUTATION: the last s-mer of each k-mer not required */'
