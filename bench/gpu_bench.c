@@ -280,7 +280,11 @@ int main(int argc, char **argv)
         case 'H': hashes = atoi(optarg); break;
         case 'Q': {
             char *at = optarg, *end;
-            for (n_panels = 0; n_panels < 4 && *at;) {
+            for (n_panels = 0; *at;) {
+                if (n_panels == 4) {
+                    fprintf(stderr, "sbf-gpu-bench: -Q %s: at most 4 counts\n", optarg);
+                    return 2;
+                }
                 long v = strtol(at, &end, 10);
                 if (end == at || (v != 8 && v != 32 && v != 128)) {
                     fprintf(stderr, "sbf-gpu-bench: -Q %s: panel target counts 8, 32 or 128, separated by commas\n", optarg);

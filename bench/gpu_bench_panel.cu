@@ -13,6 +13,7 @@
 
 #include "../gpu/kernels/query_run.cuh"
 #include "../gpu/sbf_gpu_int.h"
+#include "gpu_bench_median.cuh"
 #include "gpu_bench_time.h"
 
 /* T targets: T = 8 (a byte per position), 32 (a word) or 128 (four words) */
@@ -46,47 +47,34 @@ __global__ void __launch_bounds__(256) panel_kernel(const uint8_t *__restrict__ 
                                                    PT p, const target_group tg, const uint8_t *__restrict__ panel,
                                                    uint32_t n_shards, uint32_t *hits)
 {
-    constexpr unsigned EXTRA = PT::extra(), PANEL_BYTES = 512u * T / 8u;
+    constexpr unsigned PANEL_BYTES = 512u * T / 8u;
     constexpr int PACKS = T / 4; /* 8-bit counters, four targets per register */
     __shared__ uint8_t ascii_code[256];
     const unsigned lane = threadIdx.x & 31;
     const uint64_t warp = (blockIdx.x * (uint64_t)blockDim.x + threadIdx.x) >> 5;
     const uint64_t n_warps = ((uint64_t)gridDim.x * blockDim.x) >> 5;
-    for (unsigned q = threadIdx.x; q < 256; q += blockDim.x)
-        ascii_code[q] = (uint8_t)sbf_encode_ascii((unsigned char)q);
-    __syncthreads();
+    fill_ascii_codes(ascii_code);
     for (uint64_t i = warp; i < n; i += n_warps) {
         uint64_t start, len;
         layout.span(i, p.k(), start, len);
-        step_scan<PT> sc;
-        sc.reset();
+        kmer_step<PT> ks; /* the v11 query's step: scan, shard key, s-mers */
+        ks.reset();
         uint32_t packed[PACKS];
 #pragma unroll
         for (int c = 0; c < PACKS; ++c)
             packed[c] = 0;
-        uint32_t hw_prev = 0;
         for (uint64_t base = 0; base < len; base += 32) {
             const uint64_t pos = base + lane;
-            const unsigned c = pos < len ? ascii_code[seqs[start + pos]] : SBF_BASE_INVALID;
-            uint32_t valid, hw, mn;
-            sc.step(p, tg, lane, c, valid, hw, mn);
-            const bool kmer = pos < len && valid >= p.k();
-            const uint32_t key = mix32_fma<SBF_SEED_SHARD>(mn, tg);
-            uint32_t sm[EXTRA + 1];
-            sm[0] = hw;
-#pragma unroll
-            for (unsigned u = 1; u <= EXTRA; ++u)
-                sm[u] = shfl_back(lane >= 32 - u ? hw_prev : hw, lane, u);
-            hw_prev = hw;
-            if (kmer) {
-                const uint8_t *shard = panel + (size_t)__umulhi(key, n_shards) * PANEL_BYTES;
+            ks.step(p, tg, lane, pos < len ? ascii_code[seqs[start + pos]] : SBF_BASE_INVALID, pos < len);
+            if (ks.kmer) {
+                const uint8_t *shard = panel + (size_t)__umulhi(ks.key, n_shards) * PANEL_BYTES;
                 panel_word<T> acc;
                 acc.ones();
 #pragma unroll
-                for (unsigned u = 0; u <= EXTRA; ++u)
+                for (unsigned u = 0; u <= PT::extra(); ++u)
 #pragma unroll
                     for (unsigned b = 0; b < PT::H(); ++b)
-                        acc.and_at(shard, (sm[u] >> (b * PT::log2b())) & ((1u << PT::log2b()) - 1u));
+                        acc.and_at(shard, (ks.sm[u] >> (b * PT::log2b())) & ((1u << PT::log2b()) - 1u));
                 /* target t's bit to its byte: four targets per register, spread by a multiply */
 #pragma unroll
                 for (int c = 0; c < PACKS; ++c)
@@ -120,6 +108,16 @@ static uint8_t *panel_of(const sbf_index_t *idx, const sbf_target_t *t, int T, s
     return panel;
 }
 
+typedef void (*panel_launch)(int, const uint8_t *, packed_reads, uint64_t, default_params, target_group,
+                             const uint8_t *, uint32_t, uint32_t *);
+
+template <int T>
+static void launch_panel(int blocks, const uint8_t *seqs, packed_reads layout, uint64_t n, default_params p,
+                         target_group tg, const uint8_t *panel, uint32_t n_shards, uint32_t *hits)
+{
+    panel_kernel<default_params, T><<<blocks, 256>>>(seqs, layout, n, p, tg, panel, n_shards, hits);
+}
+
 extern "C" int sbf_gpu_bench_panel(const sbf_index_t *idx, int T, const char *seqs, const uint64_t *offsets, size_t n,
                                    int repeats, double *ms_median, uint64_t hits_per_target[], int *n_targets)
 {
@@ -133,8 +131,7 @@ extern "C" int sbf_gpu_bench_panel(const sbf_index_t *idx, int T, const char *se
     packed_reads layout;
     target_group tg;
     default_params p;
-    void (*launch)(int, const uint8_t *, packed_reads, uint64_t, default_params, target_group, const uint8_t *,
-                   uint32_t, uint32_t *) = NULL;
+    panel_launch launch = T == 8 ? launch_panel<8> : T == 32 ? launch_panel<32> : launch_panel<128>;
     if (T != 8 && T != 32 && T != 128)
         return sbf_error(SBF_E_PARAM, "panel prototype: 8, 32 or 128 targets");
     if (!params_are<default_params>(make_params(&idx->params)) || t0->n_shards >= (1ULL << 32))
@@ -160,15 +157,6 @@ extern "C" int sbf_gpu_bench_panel(const sbf_index_t *idx, int T, const char *se
     if ((rc = gpu_grid_for(n, 0, &blocks)))
         goto fail;
     blocks = (int)((n + 7) / 8 < (uint64_t)blocks * 32 ? (n + 7) / 8 : (uint64_t)blocks * 32);
-    if (T == 8)
-        launch = [](int b, const uint8_t *s, packed_reads l, uint64_t nn, default_params pp, target_group g,
-                    const uint8_t *pa, uint32_t ns, uint32_t *h) { panel_kernel<default_params, 8><<<b, 256>>>(s, l, nn, pp, g, pa, ns, h); };
-    else if (T == 32)
-        launch = [](int b, const uint8_t *s, packed_reads l, uint64_t nn, default_params pp, target_group g,
-                    const uint8_t *pa, uint32_t ns, uint32_t *h) { panel_kernel<default_params, 32><<<b, 256>>>(s, l, nn, pp, g, pa, ns, h); };
-    else
-        launch = [](int b, const uint8_t *s, packed_reads l, uint64_t nn, default_params pp, target_group g,
-                    const uint8_t *pa, uint32_t ns, uint32_t *h) { panel_kernel<default_params, 128><<<b, 256>>>(s, l, nn, pp, g, pa, ns, h); };
     launch(blocks, d_seqs, layout, n, p, tg, d_panel, (uint32_t)t0->n_shards, d_hits);
     CUDA_TRY(cudaGetLastError());
     CUDA_TRY(cudaMemcpy(hits, d_hits, n * (size_t)T * sizeof *hits, cudaMemcpyDeviceToHost));
@@ -177,36 +165,12 @@ extern "C" int sbf_gpu_bench_panel(const sbf_index_t *idx, int T, const char *se
     for (size_t i = 0; i < n; ++i)
         for (int r = 0; r < T; ++r)
             hits_per_target[r] += hits[i * (size_t)T + (size_t)r];
-    {
-        cudaEvent_t e0 = NULL, e1 = NULL;
-        double *ms = (double *)malloc((size_t)repeats * sizeof *ms);
-        CUDA_TRY(cudaEventCreate(&e0));
-        CUDA_TRY(cudaEventCreate(&e1));
-        for (int r = 0; ms && r < repeats; ++r) {
-            float f;
-            CUDA_TRY(cudaEventRecord(e0));
+    rc = time_median(
+        repeats, ms_median, [] { return cudaSuccess; },
+        [&] {
             launch(blocks, d_seqs, layout, n, p, tg, d_panel, (uint32_t)t0->n_shards, d_hits);
-            CUDA_TRY(cudaGetLastError());
-            CUDA_TRY(cudaEventRecord(e1));
-            CUDA_TRY(cudaEventSynchronize(e1));
-            CUDA_TRY(cudaEventElapsedTime(&f, e0, e1));
-            ms[r] = f;
-        }
-        if (!ms) {
-            rc = sbf_error(SBF_E_NOMEM, "out of memory");
-        } else {
-            for (int a = 1; a < repeats; ++a) /* insertion sort: a few values */
-                for (int b = a; b > 0 && ms[b - 1] > ms[b]; --b) {
-                    const double x = ms[b];
-                    ms[b] = ms[b - 1];
-                    ms[b - 1] = x;
-                }
-            *ms_median = ms[repeats / 2];
-        }
-        free(ms);
-        cudaEventDestroy(e0);
-        cudaEventDestroy(e1);
-    }
+            return cudaGetLastError();
+        });
 fail:
     free(panel);
     free(hits);

@@ -59,8 +59,8 @@ __device__ __forceinline__ uint32_t xorshift_fma(uint32_t x, const target_group 
 template <uint32_t SEED>
 __device__ __forceinline__ uint32_t mix32_fma(uint32_t y, const target_group &tg)
 {
-    uint32_t x = xorshift_fma<16>(y, tg, SEED ^ (SEED >> 16)) * 0x7feb352du;
-    x = xorshift_fma<15>(x, tg) * 0x846ca68bu;
+    uint32_t x = xorshift_fma<16>(y, tg, SEED ^ (SEED >> 16)) * SBF_MIX32_MUL1;
+    x = xorshift_fma<15>(x, tg) * SBF_MIX32_MUL2;
     return xorshift_fma<16>(x, tg);
 }
 
@@ -146,6 +146,46 @@ struct step_scan {
     }
 };
 
+/* One step of the compiled-set queries at the lane's position, whatever the probe: the scan,
+ * whether a k-mer ends here, its shard key (sbf_shard_key) and its k-s+1 s-mer hashes, sm[u]
+ * ending u positions back (one shuffle each, from this step or the previous one). Shared by
+ * query_run_kernel and the many-target panel prototype (bench/gpu_bench_panel.cu). */
+template <class PT>
+struct kmer_step {
+    step_scan<PT> sc;
+    uint32_t hw_prev; /* this lane's s-mer hash of the previous step */
+    bool kmer;
+    uint32_t key, sm[PT::extra() + 1];
+
+    __device__ __forceinline__ void reset()
+    {
+        sc.reset();
+        hw_prev = 0;
+    }
+
+    /* c: the lane's base code; in_seq: the position lies inside the sequence */
+    __device__ __forceinline__ void step(const PT &p, const target_group &tg, unsigned lane, unsigned c, bool in_seq)
+    {
+        uint32_t valid, hw, mn;
+        sc.step(p, tg, lane, c, valid, hw, mn);
+        kmer = in_seq && valid >= p.k();
+        key = mix32_fma<SBF_SEED_SHARD>(mn, tg);
+        sm[0] = hw;
+#pragma unroll
+        for (unsigned u = 1; u <= PT::extra(); ++u)
+            sm[u] = shfl_back(lane >= 32 - u ? hw_prev : hw, lane, u);
+        hw_prev = hw;
+    }
+};
+
+/* The block's ASCII -> 2-bit table in shared memory (v10: a load instead of compares). */
+__device__ __forceinline__ void fill_ascii_codes(uint8_t table[256])
+{
+    for (unsigned q = threadIdx.x; q < 256; q += blockDim.x)
+        table[q] = (uint8_t)sbf_encode_ascii((unsigned char)q);
+    __syncthreads();
+}
+
 /* Blocks of 256 per SM the kernel is compiled for: 5 for one target (48 registers), 3 for
  * QGROUP (v8's measurements: no bound was slower) */
 template <class PT, int GROUP, class IN, class LAYOUT>
@@ -161,21 +201,17 @@ __global__ void __launch_bounds__(256, GROUP == 1 ? 5 : 3)
     const uint64_t warp = (blockIdx.x * (uint64_t)blockDim.x + threadIdx.x) >> 5;
     const uint64_t n_warps = ((uint64_t)gridDim.x * blockDim.x) >> 5;
     const int g = tg.g;
-    if constexpr (LUT) {
-        for (unsigned q = threadIdx.x; q < 256; q += blockDim.x)
-            ascii_code[q] = (uint8_t)sbf_encode_ascii((unsigned char)q);
-        __syncthreads();
-    }
+    if constexpr (LUT)
+        fill_ascii_codes(ascii_code);
     for (uint64_t i = warp; i < n; i += n_warps) {
         uint64_t start, len;
         layout.span(i, p.k(), start, len);
-        step_scan<PT> sc;
-        sc.reset();
+        kmer_step<PT> ks;
+        ks.reset();
         uint32_t nk = 0, count[GROUP];
 #pragma unroll
         for (int t = 0; t < GROUP; ++t)
             count[t] = 0;
-        uint32_t hw_prev = 0; /* this lane's s-mer word of the previous step */
         for (uint64_t base = 0; base < len; base += 32) {
             const uint64_t pos = base + lane;
             unsigned c = SBF_BASE_INVALID;
@@ -185,18 +221,9 @@ __global__ void __launch_bounds__(256, GROUP == 1 ? 5 : 3)
                 else
                     c = IN::code(seqs, start + pos);
             }
-            uint32_t valid, hw, mn;
-            sc.step(p, tg, lane, c, valid, hw, mn);
-            const bool kmer = pos < len && valid >= p.k();
+            ks.step(p, tg, lane, c, pos < len);
+            const bool kmer = ks.kmer;
             nk += __popc(__ballot_sync(FULL_MASK, kmer));
-            const uint32_t key = mix32_fma<SBF_SEED_SHARD>(mn, tg); /* sbf_shard_key(mn) */
-            /* the k-mer's s-mers: sm[u] ends u positions back, one shuffle each */
-            uint32_t sm[EXTRA + 1];
-            sm[0] = hw;
-#pragma unroll
-            for (unsigned u = 1; u <= EXTRA; ++u)
-                sm[u] = shfl_back(lane >= 32 - u ? hw_prev : hw, lane, u);
-            hw_prev = hw;
             bool found0 = false;
 #pragma unroll
             for (int t = 0; t < GROUP; ++t) {
@@ -207,15 +234,15 @@ __global__ void __launch_bounds__(256, GROUP == 1 ? 5 : 3)
                     /* sbf_shard_of_key with 32-bit shard counts; bit b of the shard's words
                      * tested by shifting its word down (the wrap shift masks the offset) and
                      * and-ing: bit 0 of acc is the AND of every tested bit */
-                    const uint32_t *w = tg.bits[t] + (size_t)__umulhi(key, tg.n_shards[t]) * 16u;
+                    const uint32_t *w = tg.bits[t] + (size_t)__umulhi(ks.key, tg.n_shards[t]) * 16u;
                     uint32_t acc = ~0u;
 #pragma unroll
                     for (unsigned u = 0; u <= EXTRA; ++u)
 #pragma unroll
                         for (unsigned b = 0; b < PT::H(); ++b) {
-                            const unsigned bit = (sm[u] >> (b * PT::log2b())) & ((1u << PT::log2b()) - 1u);
+                            const unsigned bit = (ks.sm[u] >> (b * PT::log2b())) & ((1u << PT::log2b()) - 1u);
                             const uint32_t word = __ldg(w + (bit >> 5)) >> (bit & 31);
-                            /* one target: the opaque AND (v11: +8%); several: plain C, which
+                            /* one target: the opaque AND (v11: +11%); several: plain C, which
                              * measured faster there (v11 cost the 8-target launch 6%) */
                             acc = GROUP == 1 ? and2(acc, word) : acc & word;
                         }
