@@ -3,7 +3,8 @@
 # doc/gpu-notes.md): build and query Gkmer/s on human chr20 and on a random sequence of
 # RANDOM_BASES bases (default 3 Gbp), 1 target and TARGETS targets (default 8; a list such as
 # 8,32,128 measures each), reads from pinned host memory against device-resident ones, and the
-# false-positive rate of 10^8 random 31-mers. CUDA events after a warm-up, median of RUNS runs
+# false-positive rate of 10^8 random 31-mers; PANELS (e.g. 8,32,128): those target counts in
+# wide panels (format 3) besides TARGETS' plain ones. CUDA events after a warm-up, median of RUNS runs
 # (default 10).
 # When bench/sbf-gpu-bench-prev exists (bench/gpu-prev.sh builds it from the previous kernels'
 # revision), it runs first in the same call, and the table printed last shows both: previous,
@@ -15,6 +16,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export LD_LIBRARY_PATH=$PWD/.devrt/lib:${LD_LIBRARY_PATH:-}
 args=(-r .devdata/20.fa.gz -g "${RANDOM_BASES:-3000000000}" -R "${RUNS:-10}" -T "${TARGETS:-8}")
+# PANELS=8,32,128: those target counts in wide panels too (format 3; an older benchmark's -Q ran
+# the 0.5 prototype of the layout)
+[ -n "${PANELS:-}" ] && args+=(-Q "$PANELS")
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 prev_name=

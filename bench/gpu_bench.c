@@ -2,9 +2,9 @@
  * median of R runs): build and query Gkmer/s on a reference (human chr20) and on a random
  * sequence of G bases, and the false-positive rate of random k-mers.
  *   sbf-gpu-bench [-r REF.fa.gz] [-g RANDOM_BASES] [-n RANDOM_KMERS] [-q READS] [-R RUNS] [-T TARGETS[,TARGETS...]] [-P]
- *                 [-H BITS_PER_SMER] [-Q 8|32|128[,...]]
- * (-Q: the many-target panel prototype of bench/gpu_bench_panel.cu at those target counts, its
- * hits checked against one target's; -H: the parameter H instead of the default's; -P: no runs from pinned host memory; -T: the target counts queried besides 1, default 8; the
+ *                 [-H BITS_PER_SMER] [-Q TARGETS[,...]]
+ * (-Q: that many targets in wide panels (format 3, at most 64 columns each), copies of the first
+ * filter put in their columns, every target's hits checked against one target's; -H: the parameter H instead of the default's; -P: no runs from pinned host memory; -T: the target counts queried besides 1, default 8; the
  * extra targets are copies of the first filter at their own addresses, so every probe does the
  * same work and reads as many distinct bytes as distinct filters would). Prints a short table. bench/gpu.sh runs it on the GPU
  * machine. (The -V option that timed older kernels through environment switches went with
@@ -69,7 +69,7 @@ static char *make_reads(size_t n, size_t len, const char *src, size_t src_len, u
 
 static int pinned_runs = 1;
 static int hashes = 0; /* -H: bits per s-mer instead of the default */
-static int panels[4], n_panels = 0; /* -Q: target counts of the panel prototype (gpu_bench_panel.cu) */
+static int panels[4], n_panels = 0; /* -Q: target counts in wide panels (format 3) */
 
 static void bench_params(sbf_params_t *p)
 {
@@ -77,6 +77,56 @@ static void bench_params(sbf_params_t *p)
     if (hashes)
         p->hashes = hashes;
 }
+/* Query only the first R targets of idx (each in a plain panel of its own, panel r holding
+ * target r: sbf_idx_add_target), as if the index had no others. */
+static void use_targets(sbf_index_t *idx, int R)
+{
+    idx->n_targets = R;
+    idx->n_panels = R;
+}
+
+/* T copies of idx's target 0 in wide panels of at most 64 one-column targets (format 3), put
+ * in their columns the way sbf build puts a target: the layout of a bacterial panel of T
+ * genomes of one size, with every target's answer known (target 0's). */
+static sbf_index_t *panel_copies(const sbf_index_t *idx, int T)
+{
+    const sbf_target_t *t0 = &idx->targets[0];
+    sbf_index_t *pidx = sbf_idx_new(&idx->params);
+    if (!pidx)
+        die("index");
+    for (int r0 = 0; r0 < T; r0 += 64) {
+        const int n = T - r0 < 64 ? T - r0 : 64;
+        unsigned lw = 0;
+        while ((1 << lw) < n)
+            ++lw;
+        const int panel = sbf_idx_add_panel(pidx, t0->n_shards, lw);
+        if (panel < 0)
+            die("panel");
+        for (int c = 0; c < n; ++c) {
+            char tn[32];
+            snprintf(tn, sizeof tn, "copy%d", r0 + c);
+            const int r = sbf_idx_add_panel_target(pidx, tn, panel, (unsigned)c, 1);
+            if (r < 0)
+                die("panel");
+            if (lw < 3)   /* below a byte per position: put like sbf build (few columns, fast) */
+                sbf_panel_put(pidx, &pidx->targets[r], t0->bits);
+        }
+        if (lw >= 3) {
+            /* every column a copy: a position's W bits are all its used columns or none
+             * (sbf_panel_put per copy walks every set bit: minutes for 128 copies of chr20) */
+            const sbf_panel_t *pn = &pidx->panels[panel];
+            const uint64_t ones = n == 64 ? ~0ULL : (1ULL << n) - 1;
+            const uint64_t positions = t0->n_shards * (uint64_t)idx->params.shard_bits;
+            const size_t per = (size_t)1 << (lw - 3);
+            uint8_t *at = (uint8_t *)pn->bits;
+            for (uint64_t x = 0; x < positions; ++x, at += per)
+                if ((t0->bits[x / 64] >> (x % 64)) & 1)
+                    memcpy(at, &ones, per);   /* little-endian: the low `per` bytes of ones */
+        }
+    }
+    return pidx;
+}
+
 static void bench_one(const char *name, sbf_seqbuf_t *sb, const char *ascii, size_t ascii_len, long n_random,
                       long n_reads, int runs, const int *counts, int n_counts)
 {
@@ -110,7 +160,7 @@ static void bench_one(const char *name, sbf_seqbuf_t *sb, const char *ascii, siz
         const int R = c < 0 ? 1 : counts[c];
         if (c >= 0 && R <= 1)
             continue;
-        idx->n_targets = R;
+        use_targets(idx, R);
         sbf_gpu_index_t *g;
         if (sbf_gpu_index_upload(0, idx, &g))
             die("upload");
@@ -158,12 +208,12 @@ static void bench_one(const char *name, sbf_seqbuf_t *sb, const char *ascii, siz
         sbf_gpu_index_free(g);
     }
     if (keep)
-        idx->n_targets = keep;
-    if (ascii && n_panels > 0) {   /* the panel prototype: every target's hits must be one target's */
+        use_targets(idx, keep);
+    if (ascii && n_panels > 0) {   /* format 3's wide panels: every target's hits must be one target's */
         uint64_t *off;
         char *reads = make_reads((size_t)n_reads, 150, ascii, ascii_len, &off);
         const int saved = idx->n_targets;
-        idx->n_targets = 1;
+        use_targets(idx, 1);
         sbf_gpu_index_t *g;
         if (sbf_gpu_index_upload(0, idx, &g))
             die("upload");
@@ -178,23 +228,37 @@ static void bench_one(const char *name, sbf_seqbuf_t *sb, const char *ascii, siz
         }
         if (sbf_gpu_query(g, (size_t)n_reads, seqs, lens, kc, hc))
             die("query");
-        uint64_t k1 = 0, h1 = 0;
-        for (long i = 0; i < n_reads; ++i)
-            k1 += kc[i], h1 += hc[i];
+        sbf_gpu_index_free(g);
+        use_targets(idx, saved);
         for (int q = 0; q < n_panels; ++q) {
+            const int T = panels[q];
+            sbf_index_t *pidx = panel_copies(idx, T);
+            if (sbf_gpu_index_upload(0, pidx, &g))
+                die("upload");
             double ms;
-            int T;
-            uint64_t per[128];
-            if (sbf_gpu_bench_panel(idx, panels[q], reads, off, (size_t)n_reads, runs, &ms, per, &T))
-                die("panel");
-            int same = 1;
-            for (int r = 0; r < T; ++r)
-                same = same && per[r] == h1;
-            printf("%-10s query   %12llu k-mers  %8.3f ms  %7.2f Gkmer/s   150 bp reads from the reference, %d targets (panel prototype: %s)\n",
-                   name, (unsigned long long)k1, ms, (double)k1 / ms / 1e6, T,
-                   same ? "every target's hits = one target's" : "HITS DIFFER from one target's");
-            if (!same)
+            uint64_t kmers;
+            if (sbf_gpu_bench_query(g, reads, off, (size_t)n_reads, runs, &ms, &kmers, &kernel))
+                die("query");
+            uint32_t *kp = malloc((size_t)n_reads * sizeof *kp), *hp = malloc((size_t)n_reads * (size_t)T * sizeof *hp);
+            if (!kp || !hp)
+                die("memory");
+            if (sbf_gpu_query(g, (size_t)n_reads, seqs, lens, kp, hp))
+                die("query");
+            long differ = 0;
+            for (long i = 0; i < n_reads; ++i)
+                for (int r = 0; r < T; ++r)
+                    differ += kp[i] != kc[i] || hp[(size_t)i * (size_t)T + (size_t)r] != hc[i];
+            printf("%-10s query   %12llu k-mers  %8.3f ms  %7.2f Gkmer/s   150 bp reads from the reference, %d targets in "
+                   "%d wide panel%s of %d columns (query %s): %s\n",
+                   name, (unsigned long long)kmers, ms, (double)kmers / ms / 1e6, T, pidx->n_panels,
+                   pidx->n_panels > 1 ? "s" : "", 1 << pidx->panels[0].log2_width, kernel,
+                   differ ? "HITS DIFFER from one target's" : "every target's hits = one target's");
+            if (differ)
                 exit(1);
+            free(kp);
+            free(hp);
+            sbf_gpu_index_free(g);
+            sbf_idx_free(pidx);
         }
         free(seqs);
         free(lens);
@@ -202,13 +266,11 @@ static void bench_one(const char *name, sbf_seqbuf_t *sb, const char *ascii, siz
         free(hc);
         free(reads);
         free(off);
-        sbf_gpu_index_free(g);
-        idx->n_targets = saved;
     }
     if (n_random > 0) {   /* false positives of random k-mers, counted through sbf_gpu_query */
         sbf_gpu_index_t *g;
         int saved = idx->n_targets;
-        idx->n_targets = 1;
+        use_targets(idx, 1);
         if (sbf_gpu_index_upload(0, idx, &g))
             die("upload");
         const size_t per = 120, len = per + 30, n = (size_t)(n_random + per - 1) / per;
@@ -239,7 +301,7 @@ static void bench_one(const char *name, sbf_seqbuf_t *sb, const char *ascii, siz
         free(kc);
         free(hc);
         sbf_gpu_index_free(g);
-        idx->n_targets = saved;
+        use_targets(idx, saved);
     }
     sbf_idx_free(idx);
 }
@@ -286,8 +348,8 @@ int main(int argc, char **argv)
                     return 2;
                 }
                 long v = strtol(at, &end, 10);
-                if (end == at || (v != 8 && v != 32 && v != 128)) {
-                    fprintf(stderr, "sbf-gpu-bench: -Q %s: panel target counts 8, 32 or 128, separated by commas\n", optarg);
+                if (end == at || v < 2 || v > 1024) {
+                    fprintf(stderr, "sbf-gpu-bench: -Q %s: panel target counts from 2 to 1024, separated by commas\n", optarg);
                     return 2;
                 }
                 panels[n_panels++] = (int)v;
@@ -297,7 +359,7 @@ int main(int argc, char **argv)
         }
         default:
             fprintf(stderr, "usage: sbf-gpu-bench [-r REF.fa.gz] [-g RANDOM_BASES] [-n RANDOM_KMERS] [-q READS] [-R RUNS] "
-                            "[-T TARGETS[,TARGETS...]] [-P] [-H BITS_PER_SMER] [-Q 8|32|128[,...]]\n");
+                            "[-T TARGETS[,TARGETS...]] [-P] [-H BITS_PER_SMER] [-Q TARGETS[,...]]\n");
             return 1;
         }
     }

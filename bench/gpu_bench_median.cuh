@@ -1,6 +1,5 @@
-/* gpu_bench_median.cuh -- the GPU benchmarks' timing (bench/gpu_bench_time.cu,
- * bench/gpu_bench_panel.cu): CUDA events around each run after an untimed prepare, the median
- * of `repeats` runs. Included by the benchmark's CUDA files only, after gpu/sbf_gpu_int.h. */
+/* gpu_bench_median.cuh -- the GPU benchmark's timing (bench/gpu_bench_time.cu): CUDA events
+ * around each run after an untimed prepare, the median of `repeats` runs. Included by the benchmark's CUDA files only, after gpu/sbf_gpu_int.h. */
 #ifndef SBF_GPU_BENCH_MEDIAN_CUH
 #define SBF_GPU_BENCH_MEDIAN_CUH
 

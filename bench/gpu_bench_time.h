@@ -29,12 +29,6 @@ int sbf_gpu_bench_query(sbf_gpu_index_t *g, const char *seqs, const uint64_t *of
 int sbf_gpu_bench_query_host(sbf_gpu_index_t *g, const char *seqs, const uint64_t *offsets, size_t n, size_t batch,
                              int repeats, double *ms_median, uint64_t *kmers_total);
 
-/* The panel prototype (bench/gpu_bench_panel.cu): T (8, 32 or 128) copies of idx's target 0 as
- * one interleaved panel, queried with the same reads; hits_per_target[0..T) receives each
- * target's total hits, *n_targets T. */
-int sbf_gpu_bench_panel(const sbf_index_t *idx, int T, const char *seqs, const uint64_t *offsets, size_t n, int repeats,
-                        double *ms_median, uint64_t hits_per_target[], int *n_targets);
-
 #ifdef __cplusplus
 }
 #endif

@@ -20,7 +20,7 @@
 /* Header fields, by byte offset (little-endian). */
 enum {
     H_MAGIC = 0, H_VERSION = 8, H_BYTE_ORDER = 12, H_HEADER_BYTES = 16, H_K = 20, H_M = 24, H_S = 28,
-    H_HASHES = 32, H_SHARD_BITS = 36, H_N_TARGETS = 40, H_BITS_PER_KMER = 48, H_META_OFFSET = 56,
+    H_HASHES = 32, H_SHARD_BITS = 36, H_N_TARGETS = 40, H_N_PANELS = 44, H_BITS_PER_KMER = 48, H_META_OFFSET = 56,
     H_META_BYTES = 64, H_META_CHECKSUM = 72, H_DATA_OFFSET = 80, H_FILE_BYTES = 88,
     H_CHECKSUM = 120
 };
@@ -138,13 +138,11 @@ static int write_all(int fd, const void *data, size_t n, const char *path)
     return SBF_OK;
 }
 
+/* Format 3: the targets' records, then the panels' (doc/format.md). */
 static int build_metadata(sbf_index_t *idx, uint64_t data_offset, wbuf_t *w, uint64_t *file_bytes)
 {
-    uint64_t off = data_offset;
     for (int r = 0; r < idx->n_targets; ++r) {
-        sbf_target_t *t = &idx->targets[r];
-        uint64_t bytes = sbf_target_bytes(idx, t);
-        t->checksum = sbf_xxh64(t->bits, bytes, 0);
+        const sbf_target_t *t = &idx->targets[r];
         wb_str(w, t->name);
         wb_u32(w, (uint32_t)t->n_sources);
         for (int i = 0; i < t->n_sources; ++i)
@@ -154,9 +152,22 @@ static int build_metadata(sbf_index_t *idx, uint64_t data_offset, wbuf_t *w, uin
         wb_u64(w, t->n_shards);
         wb_f64(w, t->fill);
         wb_f64(w, t->predicted_fpr);
+        wb_f64(w, t->clump);
+        wb_u32(w, (uint32_t)t->panel);
+        wb_u32(w, t->col0);
+        wb_u32(w, t->cols);
+    }
+    uint64_t off = data_offset;
+    for (int q = 0; q < idx->n_panels; ++q) {
+        sbf_panel_t *pn = &idx->panels[q];
+        uint64_t bytes = sbf_panel_bytes(idx, pn);
+        pn->checksum = sbf_xxh64(pn->bits, bytes, 0);
+        wb_u64(w, pn->n_shards);
+        wb_u32(w, pn->log2_width);
+        wb_u32(w, 0);
         wb_u64(w, off);
         wb_u64(w, bytes);
-        wb_u64(w, t->checksum);
+        wb_u64(w, pn->checksum);
         off = align_up(off + bytes);
     }
     *file_bytes = off;
@@ -173,6 +184,9 @@ int sbf_index_write(sbf_index_t *idx, const char *path)
     if (idx->n_targets < 1 || (unsigned)idx->n_targets > MAX_TARGETS)
         return sbf_error(SBF_E_PARAM, "%s: an index holds 1 to %u targets, not %d", path, MAX_TARGETS,
                          idx->n_targets);
+    for (int q = 0; q < idx->n_panels; ++q)
+        if (idx->panels[q].n_members < 1)
+            return sbf_error(SBF_E_PARAM, "%s: panel %d holds no target", path, q + 1);
     for (int r = 0; r < idx->n_targets; ++r)
         if (strlen(idx->targets[r].name) > MAX_NAME)
             return sbf_error(SBF_E_PARAM, "%s: target name longer than %u bytes", path, MAX_NAME);
@@ -202,6 +216,7 @@ int sbf_index_write(sbf_index_t *idx, const char *path)
     put32(header + H_HASHES, (uint32_t)idx->params.hashes);
     put32(header + H_SHARD_BITS, (uint32_t)idx->params.shard_bits);
     put32(header + H_N_TARGETS, (uint32_t)idx->n_targets);
+    put32(header + H_N_PANELS, (uint32_t)idx->n_panels);
     memcpy(header + H_BITS_PER_KMER, &idx->bits_per_kmer, 8);
     put64(header + H_META_OFFSET, SBF_HEADER_BYTES);
     put64(header + H_META_BYTES, meta.len);
@@ -223,13 +238,13 @@ int sbf_index_write(sbf_index_t *idx, const char *path)
     if (rc == SBF_OK)
         rc = write_all(fd, meta.buf, meta.len, path);
     at = SBF_HEADER_BYTES + meta.len;
-    for (int r = 0; rc == SBF_OK && r < idx->n_targets; ++r) {
+    for (int q = 0; rc == SBF_OK && q < idx->n_panels; ++q) {
         uint64_t pad = align_up(at) - at;
         rc = write_all(fd, zeros, pad, path);
         at += pad;
-        uint64_t bytes = sbf_target_bytes(idx, &idx->targets[r]);
+        uint64_t bytes = sbf_panel_bytes(idx, &idx->panels[q]);
         if (rc == SBF_OK)
-            rc = write_all(fd, idx->targets[r].bits, bytes, path);
+            rc = write_all(fd, idx->panels[q].bits, bytes, path);
         at += bytes;
     }
     if (rc == SBF_OK && align_up(at) != at)
@@ -258,14 +273,45 @@ static int all_zero(const uint8_t *p, uint64_t n)
     return 1;
 }
 
-static int parse_targets(sbf_index_t *idx, const uint8_t *meta, uint64_t meta_bytes, uint32_t n_targets,
-                         uint64_t data_offset, uint64_t file_bytes, const char *path)
+/* A panel's array: in order after the one before, aligned, inside the file, sized by its shards
+ * and width. Its bits hold the offset until the file is mapped. */
+static int place_panel(sbf_index_t *idx, sbf_panel_t *pn, uint64_t offset, uint64_t bytes, uint64_t *expect,
+                       uint64_t file_bytes)
+{
+    const uint64_t shard_bytes = (uint64_t)idx->params.shard_bits / 8u;
+    if (pn->n_shards == 0 || pn->n_shards > SBF_MAX_SHARDS || pn->log2_width > SBF_MAX_PANEL_LOG2 ||
+        bytes != (pn->n_shards * shard_bytes) << pn->log2_width || offset != *expect || offset > file_bytes ||
+        bytes > file_bytes - offset)
+        return 0;
+    pn->bits = (uint64_t *)(uintptr_t)offset;
+    *expect = align_up(offset + bytes);
+    return 1;
+}
+
+static int add_member(sbf_panel_t *pn, int r)
+{
+    int *grown = realloc(pn->members, (size_t)(pn->n_members + 1) * sizeof *grown);
+    if (!grown)
+        return 0;
+    pn->members = grown;
+    pn->members[pn->n_members++] = r;
+    return 1;
+}
+
+/* Version 2 records each target's array in its record (a plain panel each); version 3 records
+ * the target's panel and columns, then the panels. */
+static int parse_meta(sbf_index_t *idx, const uint8_t *meta, uint64_t meta_bytes, uint32_t version, uint32_t n_targets,
+                      uint32_t n_panels, uint64_t data_offset, uint64_t file_bytes, const char *path)
 {
     rbuf_t r = {meta, meta + meta_bytes, 0};
     uint64_t expect = data_offset;
+    if (version == 2)
+        n_panels = n_targets;
     idx->targets = calloc(n_targets, sizeof *idx->targets);
-    if (!idx->targets)
+    idx->panels = calloc(n_panels, sizeof *idx->panels);
+    if (!idx->targets || !idx->panels)
         return sbf_error(SBF_E_NOMEM, "out of memory loading %s", path);
+    idx->n_panels = (int)n_panels;
     for (uint32_t i = 0; i < n_targets; ++i) {
         sbf_target_t *t = &idx->targets[i];
         idx->n_targets = (int)i + 1;   /* so that sbf_idx_free releases what this one holds */
@@ -284,17 +330,61 @@ static int parse_targets(sbf_index_t *idx, const uint8_t *meta, uint64_t meta_by
         t->n_shards = rb_u64(&r);
         t->fill = rb_f64(&r);
         t->predicted_fpr = rb_f64(&r);
-        uint64_t offset = rb_u64(&r), bytes = rb_u64(&r);
-        t->checksum = rb_u64(&r);
-        if (r.failed)
-            return sbf_error(SBF_E_FORMAT, "%s: corrupt metadata of target %u", path, i + 1);
-        /* Filters follow each other in order, aligned, inside the file, sized by their shards. */
-        uint64_t shard_bytes = (uint64_t)idx->params.shard_bits / 8u;
-        if (t->n_shards == 0 || t->n_shards > SBF_MAX_SHARDS || bytes != t->n_shards * shard_bytes ||
-            offset != expect || offset > file_bytes || bytes > file_bytes - offset)
-            return sbf_error(SBF_E_FORMAT, "%s: filter of target '%s' lies outside the file", path, t->name);
-        t->bits = (uint64_t *)(uintptr_t)offset;   /* an offset until the file is mapped */
-        expect = align_up(offset + bytes);
+        if (version == 2) {
+            sbf_panel_t *pn = &idx->panels[i];
+            uint64_t offset = rb_u64(&r), bytes = rb_u64(&r);
+            pn->checksum = rb_u64(&r);
+            if (r.failed)
+                return sbf_error(SBF_E_FORMAT, "%s: corrupt metadata of target %u", path, i + 1);
+            t->clump = -1;   /* computed when a query first needs it */
+            t->panel = (int)i;
+            t->cols = 1;
+            pn->n_shards = t->n_shards;
+            if (!place_panel(idx, pn, offset, bytes, &expect, file_bytes))
+                return sbf_error(SBF_E_FORMAT, "%s: filter of target '%s' lies outside the file", path, t->name);
+        } else {
+            t->clump = rb_f64(&r);
+            uint32_t panel = rb_u32(&r);
+            t->col0 = rb_u32(&r);
+            t->cols = rb_u32(&r);
+            /* !(x >= 0 && x <= 1) also refuses NaN */
+            if (r.failed || !(t->clump >= 0 && t->clump <= 1) || panel >= n_panels)
+                return sbf_error(SBF_E_FORMAT, "%s: corrupt metadata of target %u", path, i + 1);
+            t->panel = (int)panel;
+        }
+        if (!add_member(&idx->panels[t->panel], (int)i))
+            return sbf_error(SBF_E_NOMEM, "out of memory loading %s", path);
+    }
+    if (version == 3)
+        for (uint32_t q = 0; q < n_panels; ++q) {
+            sbf_panel_t *pn = &idx->panels[q];
+            pn->n_shards = rb_u64(&r);
+            pn->log2_width = rb_u32(&r);
+            uint32_t reserved = rb_u32(&r);
+            uint64_t offset = rb_u64(&r), bytes = rb_u64(&r);
+            pn->checksum = rb_u64(&r);
+            if (r.failed || reserved != 0 || !place_panel(idx, pn, offset, bytes, &expect, file_bytes))
+                return sbf_error(SBF_E_FORMAT, "%s: filter of panel %u lies outside the file", path, q + 1);
+        }
+    /* Every panel holds a target; a plain one exactly one; columns inside the panel, apart,
+     * and a target's shards those of its columns. */
+    for (uint32_t q = 0; q < n_panels; ++q) {
+        const sbf_panel_t *pn = &idx->panels[q];
+        uint64_t used = 0;
+        int bad = pn->n_members < 1 || (pn->log2_width == 0 && pn->n_members != 1);
+        for (int m = 0; m < pn->n_members && !bad; ++m) {
+            const sbf_target_t *t = &idx->targets[pn->members[m]];
+            const uint64_t width = 1ULL << pn->log2_width;
+            bad = t->cols < 1 || t->col0 >= width || t->cols > width - t->col0 ||
+                  t->n_shards != pn->n_shards * t->cols || t->n_shards > SBF_MAX_SHARDS;
+            if (!bad) {
+                const uint64_t mine = (t->cols == 64 ? ~0ULL : ((1ULL << t->cols) - 1)) << t->col0;
+                bad = (used & mine) != 0;
+                used |= mine;
+            }
+        }
+        if (bad)
+            return sbf_error(SBF_E_FORMAT, "%s: corrupt metadata: invalid columns in panel %u", path, q + 1);
     }
     if (r.p != r.end || expect != file_bytes)
         return sbf_error(SBF_E_FORMAT, "%s: metadata does not describe the whole file", path);
@@ -351,13 +441,15 @@ int sbf_index_read(const char *path, int verify, sbf_index_t **out)
     if (CHECKSUM_DIFFERS(get64(f + H_CHECKSUM), sbf_xxh64(f, H_CHECKSUM, 0)))
         FAIL(SBF_E_FORMAT, "%s: corrupt index header (checksum mismatch)", path);
     /* Version 1 hashed with 64-bit splitmix64, version 2 with 32-bit hashes (sbf_kmer.h): an
-     * index of another version sets other bits, so it is refused, never read. */
-    if (get32(f + H_VERSION) < SBF_FORMAT_VERSION)
-        FAIL(SBF_E_VERSION, "%s: index of format version %u, written by an older sbf (this sbf reads version %u): rebuild it with sbf build",
-             path, get32(f + H_VERSION), SBF_FORMAT_VERSION);
-    if (get32(f + H_VERSION) > SBF_FORMAT_VERSION)
-        FAIL(SBF_E_VERSION, "%s: index of format version %u, written by a newer sbf (this sbf reads version %u): use that sbf, or rebuild the index",
-             path, get32(f + H_VERSION), SBF_FORMAT_VERSION);
+     * index of version 1 sets other bits, so it is refused, never read. Version 3 added panels;
+     * a version-2 file is read as one plain panel per target (the same bits). */
+    const uint32_t version = get32(f + H_VERSION);
+    if (version < SBF_FORMAT_OLDEST)
+        FAIL(SBF_E_VERSION, "%s: index of format version %u, written by an older sbf (this sbf reads versions %u and %u): rebuild it with sbf build",
+             path, version, SBF_FORMAT_OLDEST, SBF_FORMAT_VERSION);
+    if (version > SBF_FORMAT_VERSION)
+        FAIL(SBF_E_VERSION, "%s: index of format version %u, written by a newer sbf (this sbf reads versions %u and %u): use that sbf, or rebuild the index",
+             path, version, SBF_FORMAT_OLDEST, SBF_FORMAT_VERSION);
     uint64_t file_bytes = get64(f + H_FILE_BYTES);
     if (size < file_bytes)
         FAIL(SBF_E_FORMAT, "%s: truncated index (%llu of %llu bytes)", path, (unsigned long long)size,
@@ -370,10 +462,11 @@ int sbf_index_read(const char *path, int verify, sbf_index_t **out)
                       (int)get32(f + H_HASHES), (int)get32(f + H_SHARD_BITS)};
     if (get32(f + H_HEADER_BYTES) != SBF_HEADER_BYTES || sbf_params_check(&p) != SBF_OK)
         FAIL(SBF_E_FORMAT, "%s: invalid parameters in index header", path);
-    uint32_t n_targets = get32(f + H_N_TARGETS);
+    uint32_t n_targets = get32(f + H_N_TARGETS), n_panels = get32(f + H_N_PANELS);
     uint64_t meta_offset = get64(f + H_META_OFFSET), meta_bytes = get64(f + H_META_BYTES);
     uint64_t data_offset = get64(f + H_DATA_OFFSET);
-    if (n_targets < 1 || n_targets > MAX_TARGETS || meta_offset != SBF_HEADER_BYTES ||
+    if (n_targets < 1 || n_targets > MAX_TARGETS || (version == 2 ? n_panels != 0 : n_panels < 1 || n_panels > n_targets) ||
+        meta_offset != SBF_HEADER_BYTES ||
         meta_bytes > file_bytes - meta_offset || data_offset != align_up(meta_offset + meta_bytes))
         FAIL(SBF_E_FORMAT, "%s: invalid section table in index header", path);
     if (CHECKSUM_DIFFERS(get64(f + H_META_CHECKSUM), sbf_xxh64(f + meta_offset, (size_t)meta_bytes, 0)))
@@ -386,21 +479,28 @@ int sbf_index_read(const char *path, int verify, sbf_index_t **out)
     memcpy(&idx->bits_per_kmer, f + H_BITS_PER_KMER, 8);
     idx->map = map;
     idx->map_len = (size_t)size;
-    if ((rc = parse_targets(idx, f + meta_offset, meta_bytes, n_targets, data_offset, file_bytes, path)))
+    if ((rc = parse_meta(idx, f + meta_offset, meta_bytes, version, n_targets, n_panels, data_offset, file_bytes, path)))
         goto fail;
-    for (int r = 0; r < idx->n_targets; ++r) {   /* offsets become pointers into the map */
-        sbf_target_t *t = &idx->targets[r];
-        t->bits = (uint64_t *)(void *)(f + (uintptr_t)t->bits);
+    for (int q = 0; q < idx->n_panels; ++q) {   /* offsets become pointers into the map */
+        sbf_panel_t *pn = &idx->panels[q];
+        pn->bits = (uint64_t *)(void *)(f + (uintptr_t)pn->bits);
+        if (pn->log2_width == 0)
+            idx->targets[pn->members[0]].bits = pn->bits;
     }
-    for (int r = 0; r < idx->n_targets; ++r) {
-        const sbf_target_t *t = &idx->targets[r];
-        uint64_t bytes = sbf_target_bytes(idx, t);
-        if (verify && CHECKSUM_DIFFERS(t->checksum, sbf_xxh64(t->bits, bytes, 0)))
-            FAIL(SBF_E_FORMAT, "%s: corrupt filter of target '%s' (checksum mismatch)", path, t->name);
-        const uint8_t *end = (const uint8_t *)t->bits + bytes;
-        const uint8_t *next = r + 1 < idx->n_targets ? (const uint8_t *)idx->targets[r + 1].bits : f + file_bytes;
+    for (int q = 0; q < idx->n_panels; ++q) {
+        const sbf_panel_t *pn = &idx->panels[q];
+        const sbf_target_t *first = &idx->targets[pn->members[0]];
+        uint64_t bytes = sbf_panel_bytes(idx, pn);
+        if (verify && CHECKSUM_DIFFERS(pn->checksum, sbf_xxh64(pn->bits, bytes, 0))) {
+            if (pn->n_members == 1)
+                FAIL(SBF_E_FORMAT, "%s: corrupt filter of target '%s' (checksum mismatch)", path, first->name);
+            FAIL(SBF_E_FORMAT, "%s: corrupt filter of the panel of target '%s' and %d more (checksum mismatch)", path,
+                 first->name, pn->n_members - 1);
+        }
+        const uint8_t *end = (const uint8_t *)pn->bits + bytes;
+        const uint8_t *next = q + 1 < idx->n_panels ? (const uint8_t *)idx->panels[q + 1].bits : f + file_bytes;
         if (!all_zero(end, (uint64_t)(next - end)))
-            FAIL(SBF_E_FORMAT, "%s: corrupt index (non-zero padding after target '%s')", path, t->name);
+            FAIL(SBF_E_FORMAT, "%s: corrupt index (non-zero padding after the filter of target '%s')", path, first->name);
     }
 #undef FAIL
     *out = idx;

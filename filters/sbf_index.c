@@ -21,14 +21,12 @@ sbf_index_t *sbf_idx_new(const sbf_params_t *p)
     return idx;
 }
 
-static void target_release(sbf_target_t *t, int owns_bits)
+static void target_release(sbf_target_t *t)
 {
     free(t->name);
     for (int i = 0; i < t->n_sources; ++i)
         free(t->sources[i]);
     free(t->sources);
-    if (owns_bits)
-        free(t->bits);
 }
 
 void sbf_idx_free(sbf_index_t *idx)
@@ -40,8 +38,14 @@ void sbf_idx_free(sbf_index_t *idx)
     free(idx->notice);
     free(idx->clumps);
     for (int r = 0; r < idx->n_targets; ++r)
-        target_release(&idx->targets[r], idx->map == NULL);
+        target_release(&idx->targets[r]);
     free(idx->targets);
+    for (int q = 0; q < idx->n_panels; ++q) {
+        free(idx->panels[q].members);
+        if (!idx->map)
+            free(idx->panels[q].bits);
+    }
+    free(idx->panels);
     if (idx->map)
         munmap(idx->map, idx->map_len);
     free(idx);
@@ -52,39 +56,130 @@ size_t sbf_target_bytes(const sbf_index_t *idx, const sbf_target_t *t)
     return (size_t)t->n_shards * (size_t)idx->params.shard_bits / 8u;
 }
 
+size_t sbf_panel_bytes(const sbf_index_t *idx, const sbf_panel_t *pn)
+{
+    return ((size_t)pn->n_shards * (size_t)idx->params.shard_bits / 8u) << pn->log2_width;
+}
+
 uint64_t sbf_shards_for(const sbf_params_t *p, uint64_t kmers, double bits_per_kmer)
 {
     double shards = ceil((double)kmers * bits_per_kmer / (double)p->shard_bits);
     return shards < 1.0 ? 1u : (uint64_t)shards;
 }
 
-int sbf_idx_add_target(sbf_index_t *idx, const char *name, uint64_t n_shards)
+/* shard numbers are 32-bit (sbf_shard_of_key): 256 GiB of 512-bit shards, 1.3e11 k-mers at the
+ * default 16 bits per k-mer */
+int sbf_check_shards(const char *name, uint64_t n_shards)
 {
-    if (n_shards == 0)
-        return sbf_error(SBF_E_PARAM, "target '%s': invalid filter size of 0 shards", name);
-    /* shard numbers are 32-bit (sbf_shard_of_key): 256 GiB of 512-bit shards, 1.3e11 k-mers at
-     * the default 16 bits per k-mer */
-    if (n_shards > SBF_MAX_SHARDS)
-        return sbf_error(SBF_E_PARAM, "target '%s': a filter of %llu shards is larger than the 2^32 shards an index holds per target: lower --bits-per-kmer or --size", name,
-                         (unsigned long long)n_shards);
+    if (n_shards <= SBF_MAX_SHARDS)
+        return SBF_OK;
+    return sbf_error(SBF_E_PARAM, "target '%s': a filter of %llu shards is larger than the 2^32 shards an index holds per target: lower --bits-per-kmer or --size", name,
+                     (unsigned long long)n_shards);
+}
+
+int sbf_idx_add_panel(sbf_index_t *idx, uint64_t n_shards, unsigned log2_width)
+{
+    if (n_shards == 0 || n_shards > SBF_MAX_SHARDS || log2_width > SBF_MAX_PANEL_LOG2)
+        return sbf_error(SBF_E_PARAM, "invalid panel of %llu shards and 2^%u columns", (unsigned long long)n_shards,
+                         log2_width);
+    sbf_panel_t *grown = realloc(idx->panels, (size_t)(idx->n_panels + 1) * sizeof *grown);
+    if (!grown)
+        return sbf_error(SBF_E_NOMEM, "out of memory adding a panel");
+    idx->panels = grown;
+    sbf_panel_t *pn = &idx->panels[idx->n_panels];
+    memset(pn, 0, sizeof *pn);
+    pn->n_shards = n_shards;
+    pn->log2_width = log2_width;
+    size_t bytes = sbf_panel_bytes(idx, pn);
+    if (posix_memalign((void **)&pn->bits, 64, bytes) != 0)
+        return sbf_error(SBF_E_NOMEM, "out of memory allocating %zu bytes for a filter", bytes);
+    memset(pn->bits, 0, bytes);
+    return idx->n_panels++;
+}
+
+int sbf_idx_add_panel_target(sbf_index_t *idx, const char *name, int panel, unsigned col0, unsigned cols)
+{
+    if (panel < 0 || panel >= idx->n_panels)
+        return sbf_error(SBF_E_PARAM, "target '%s': no panel number %d", name, panel);
+    sbf_panel_t *pn = &idx->panels[panel];
+    int overlap = cols < 1 || col0 + cols > (1u << pn->log2_width);
+    for (int m = 0; m < pn->n_members && !overlap; ++m) {
+        const sbf_target_t *o = &idx->targets[pn->members[m]];
+        overlap = col0 < o->col0 + o->cols && o->col0 < col0 + cols;
+    }
+    if (overlap)
+        return sbf_error(SBF_E_PARAM, "target '%s': columns %u..%u are not free in a panel of %u", name, col0,
+                         col0 + cols - 1, 1u << pn->log2_width);
+    if (pn->n_shards * cols > SBF_MAX_SHARDS)
+        return sbf_check_shards(name, pn->n_shards * cols);
     sbf_target_t *grown = realloc(idx->targets, (size_t)(idx->n_targets + 1) * sizeof *grown);
     if (!grown)
         return sbf_error(SBF_E_NOMEM, "out of memory adding target '%s'", name);
     idx->targets = grown;
+    int *members = realloc(pn->members, (size_t)(pn->n_members + 1) * sizeof *members);
+    if (!members)
+        return sbf_error(SBF_E_NOMEM, "out of memory adding target '%s'", name);
+    pn->members = members;
     sbf_target_t *t = &idx->targets[idx->n_targets];
     memset(t, 0, sizeof *t);
-    t->n_shards = n_shards;
-    t->name = strdup(name);
-    size_t bytes = sbf_target_bytes(idx, t);
-    if (t->name && posix_memalign((void **)&t->bits, 64, bytes) != 0)
-        t->bits = NULL;
-    if (!t->name || !t->bits) {
-        free(t->name);
-        free(t->bits);
-        return sbf_error(SBF_E_NOMEM, "out of memory allocating %zu bytes for target '%s'", bytes, name);
-    }
-    memset(t->bits, 0, bytes);
+    if (!(t->name = strdup(name)))
+        return sbf_error(SBF_E_NOMEM, "out of memory adding target '%s'", name);
+    t->n_shards = pn->n_shards * cols;
+    t->clump = -1;
+    t->panel = panel;
+    t->col0 = col0;
+    t->cols = cols;
+    t->bits = pn->log2_width == 0 ? pn->bits : NULL;
+    pn->members[pn->n_members++] = idx->n_targets;
     return idx->n_targets++;
+}
+
+int sbf_idx_add_target(sbf_index_t *idx, const char *name, uint64_t n_shards)
+{
+    if (n_shards == 0)
+        return sbf_error(SBF_E_PARAM, "target '%s': invalid filter size of 0 shards", name);
+    if (n_shards > SBF_MAX_SHARDS)
+        return sbf_check_shards(name, n_shards);
+    int panel = sbf_idx_add_panel(idx, n_shards, 0);
+    if (panel < 0) {
+        if (panel == SBF_E_NOMEM)
+            return sbf_error(SBF_E_NOMEM, "out of memory allocating %zu bytes for target '%s'",
+                             (size_t)n_shards * (size_t)idx->params.shard_bits / 8u, name);
+        return panel;
+    }
+    return sbf_idx_add_panel_target(idx, name, panel, 0, 1);
+}
+
+/* Virtual shard v of a panel target: shard v / cols of the panel, column col0 + v % cols
+ * (sbf_panel_column). The copies walk the set bits only: a filter is about half ones. */
+void sbf_panel_put(const sbf_index_t *idx, const sbf_target_t *t, const uint64_t *plain)
+{
+    const sbf_panel_t *pn = &idx->panels[t->panel];
+    const unsigned words = sbf_params_shard_words(&idx->params), lw = pn->log2_width;
+    const uint64_t sb = (uint64_t)idx->params.shard_bits;
+    for (uint64_t v = 0; v < t->n_shards; ++v) {
+        const uint64_t s = v / t->cols, col = t->col0 + v % t->cols, row = s * sb;
+        for (unsigned q = 0; q < words; ++q)
+            for (uint64_t w = plain[v * words + q]; w; w &= w - 1) {
+                const uint64_t at = ((row + q * 64u + (uint64_t)__builtin_ctzll(w)) << lw) + col;
+                pn->bits[at >> 6] |= 1ULL << (at & 63);
+            }
+    }
+}
+
+void sbf_target_extract(const sbf_index_t *idx, const sbf_target_t *t, uint64_t *plain)
+{
+    const sbf_panel_t *pn = &idx->panels[t->panel];
+    const unsigned words = sbf_params_shard_words(&idx->params), lw = pn->log2_width;
+    const uint64_t sb = (uint64_t)idx->params.shard_bits;
+    memset(plain, 0, sbf_target_bytes(idx, t));
+    for (uint64_t v = 0; v < t->n_shards; ++v) {
+        const uint64_t s = v / t->cols, col = t->col0 + v % t->cols, row = s * sb;
+        for (uint64_t b = 0; b < sb; ++b) {
+            const uint64_t at = ((row + b) << lw) + col;
+            plain[v * words + b / 64] |= ((pn->bits[at >> 6] >> (at & 63)) & 1) << (b & 63);
+        }
+    }
 }
 
 int sbf_target_add_source(sbf_target_t *t, const char *source)
@@ -197,6 +292,55 @@ static uint32_t probe_run(const uint64_t *w, const uint64_t *h, uint32_t n_kmers
     }
 }
 
+/* One wide panel: every column at once. Each s-mer of a run gives a word of the panel's columns
+ * (the AND of its H positions), each k-mer the AND of its k-s+1 s-mers' words, and each member
+ * target its column's bit of that (the column its key picks among the target's, sbf_panel_column):
+ * the loads and ANDs of one target for the whole panel. */
+static void probe_panel(const sbf_index_t *idx, const sbf_panel_t *pn, sbf_scan_t *sc, uint64_t start,
+                        uint64_t *hits, uint8_t *presence, uint64_t row)
+{
+    const sbf_params_t *p = &idx->params;
+    const unsigned log2b = sbf_params_shard_log2(p), lw = pn->log2_width;
+    const unsigned H = (unsigned)p->hashes, extra = (unsigned)(p->k - p->s);
+    const uint64_t shard_words = (uint64_t)sbf_params_shard_words(p) << lw;
+    const uint64_t **shard = sc->shard;
+    for (uint32_t i = 0; i < sc->n_runs; ++i) {
+        const uint32_t key = sbf_shard_key((uint32_t)sc->runs[i].minimizer);
+        shard[i] = pn->bits + sbf_shard_of_key(key, pn->n_shards) * shard_words;
+        __builtin_prefetch(shard[i], 0, 0);
+    }
+    for (uint32_t i = 0; i < sc->n_runs; ++i) {
+        const sbf_run_t *run = &sc->runs[i];
+        const uint32_t key = sbf_shard_key((uint32_t)run->minimizer);
+        const uint64_t *w = shard[i];
+        const uint64_t *h = sc->smer_hash + run->first;
+        uint64_t ring[SBF_MAX_K];   /* the words of the last k-s+1 s-mers */
+        for (unsigned j = 0; j < run->n + extra; ++j) {
+            uint64_t word = ~0ULL;
+            for (unsigned b = 0; b < H; ++b) {
+                const uint64_t at = (uint64_t)sbf_smer_bit((uint32_t)h[j], b, log2b) << lw;
+                word &= w[at >> 6] >> (at & 63);
+            }
+            ring[j % (extra + 1)] = word;
+            if (j < extra)
+                continue;
+            uint64_t kmer = ~0ULL;
+            for (unsigned u = 0; u <= extra; ++u)
+                kmer &= ring[u];
+            const uint64_t at = start + run->first + j - extra;
+            for (int m = 0; m < pn->n_members; ++m) {
+                const int r = pn->members[m];
+                const sbf_target_t *t = &idx->targets[r];
+                const unsigned col = t->col0 + (t->cols > 1 ? sbf_panel_column(key, pn->n_shards, t->cols) : 0);
+                const unsigned hit = (unsigned)(kmer >> col) & 1u;
+                hits[r] += hit;
+                if (presence)
+                    presence[(uint64_t)r * row + at] = (uint8_t)hit;
+            }
+        }
+    }
+}
+
 /* Probe every target with the window just scanned (it starts at `start` of the sequence):
  * adds to *n_kmers and hits[r]; presence rows (row bytes each) as sbf_query_seq(). */
 static void query_scanned(const sbf_index_t *idx, sbf_scan_t *sc, uint64_t start, uint64_t *n_kmers, uint64_t *hits,
@@ -205,7 +349,6 @@ static void query_scanned(const sbf_index_t *idx, sbf_scan_t *sc, uint64_t start
     const sbf_params_t *p = &idx->params;
     const unsigned words = sbf_params_shard_words(p), log2b = sbf_params_shard_log2(p);
     const unsigned H = (unsigned)p->hashes, extra = (unsigned)(p->k - p->s);
-    const int R = idx->n_targets;
 
     *n_kmers += sc->n_kmers;
 #if SBF_SCAN_HAVE_SIMD
@@ -213,8 +356,15 @@ static void query_scanned(const sbf_index_t *idx, sbf_scan_t *sc, uint64_t start
      * H <= 3, whose bits are all fields of the 32-bit hash itself (sbf_smer_bit) */
     const int wide = log2b == 9 && H <= 3 && sbf_scan_path() == SBF_SCAN_AVX512;
 #endif
-    for (int r = 0; r < R; ++r) {
-        /* shards of every run first, prefetched: the runs' cache misses overlap */
+    for (int q = 0; q < idx->n_panels; ++q) {
+        const sbf_panel_t *pn = &idx->panels[q];
+        if (pn->log2_width > 0) {
+            probe_panel(idx, pn, sc, start, hits, presence, row);
+            continue;
+        }
+        /* a plain panel, one target: shards of every run first, prefetched, so that the runs'
+         * cache misses overlap */
+        const int r = pn->members[0];
         const sbf_target_t *t = &idx->targets[r];
         const uint64_t **shard = sc->shard;
         for (uint32_t i = 0; i < sc->n_runs; ++i) {
@@ -339,14 +489,25 @@ double sbf_target_clump(const sbf_index_t *idx, const sbf_target_t *t)
         weight[ones] = pow(fill, fp_exp);
         clump[ones] = weight[ones] / (1 - same_run * pow(fill, H));
     }
+    /* a target of a wide panel is read from a plain copy (indexes of format 3 store the clump
+     * chance computed at build time: this is for callers that put bits in by hand) */
+    const uint64_t *bits = t->bits;
+    uint64_t *copy = NULL;
+    if (!bits) {
+        if (!(copy = malloc(sbf_target_bytes(idx, t))))
+            return -1;
+        sbf_target_extract(idx, t, copy);
+        bits = copy;
+    }
     double num = 0, den = 0;
     for (uint64_t i = 0; i < t->n_shards; ++i) {
         unsigned ones = 0;
         for (unsigned q = 0; q < words; ++q)
-            ones += popcount64(t->bits[i * words + q]);
+            ones += popcount64(bits[i * words + q]);
         num += clump[ones];
         den += weight[ones];
     }
+    free(copy);
     return den > 0 ? 1 - den / num : 0;   /* the geometric clump of the same mean */
 }
 
@@ -358,8 +519,14 @@ const double *sbf_idx_clumps(const sbf_index_t *idx)
     /* threads that race compute the same values; the first to publish wins, the others free */
     if (!(c = malloc((size_t)(idx->n_targets > 0 ? idx->n_targets : 1) * sizeof *c)))
         return NULL;
-    for (int t = 0; t < idx->n_targets; ++t)
-        c[t] = sbf_target_clump(idx, &idx->targets[t]);
+    for (int t = 0; t < idx->n_targets; ++t) {
+        const sbf_target_t *x = &idx->targets[t];
+        c[t] = x->clump >= 0 ? x->clump : sbf_target_clump(idx, x);
+        if (c[t] < 0) {
+            free(c);
+            return NULL;
+        }
+    }
     double *none = NULL;
     if (!__atomic_compare_exchange_n(&((sbf_index_t *)idx)->clumps, &none, c, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
         free(c);

@@ -1,8 +1,12 @@
 /* sbf_index.h -- the multi-target index: R filters sharing parameters and hash functions.
  *
  * A query hashes each window of a sequence once (sbf_scan_window) and probes every target.
- * Targets may differ in size (each has its own shard count). The filter arrays are 64-byte
- * aligned, either malloc'd (after a build) or inside an mmap of the .sbf file (after a load).
+ * Targets may differ in size (each has its own shard count). Every target lives in a panel
+ * (format 3, doc/format.md "Panels"): a plain panel holds one target's filter as it is; a wide
+ * panel interleaves the filters of several targets of about the same size, one bit per column
+ * at every shard position, so that one run reads every column of the panel in one pass. The
+ * arrays are 64-byte aligned, either malloc'd (after a build) or inside an mmap of the .sbf
+ * file (after a load).
  */
 #ifndef SBF_INDEX_H
 #define SBF_INDEX_H
@@ -13,17 +17,34 @@
 #include "sbf_params.h"
 #include "sbf_scan.h"
 
+#define SBF_MAX_PANEL_LOG2 6   /* at most 64 columns per panel: one 64-bit word per position */
+
+/* Bit (shard s, position b, column c) of a panel is bit ((s * shard_bits + b) << log2_width) + c
+ * of its array, as little-endian 64-bit words; with log2_width 0 that is the plain layout. */
+typedef struct {
+    uint64_t n_shards;    /* shards per column */
+    unsigned log2_width;  /* 2^log2_width columns per shard position (0: a plain filter) */
+    int n_members;
+    int *members;         /* its targets, in column order */
+    uint64_t *bits;       /* n_shards * shard_bits << log2_width bits */
+    uint64_t checksum;    /* XXH64 of the array as stored */
+} sbf_panel_t;
+
 typedef struct {
     char *name;
     char **sources;       /* file names or sequence names it was built from */
     int n_sources;
     uint64_t bases;       /* bases read, N included */
     uint64_t kmers;       /* valid k-mer positions inserted (with repeats) */
-    uint64_t n_shards;
+    uint64_t n_shards;    /* shards of its filter: its panel's n_shards * cols */
     double fill;          /* fraction of bits set */
     double predicted_fpr; /* probability that a random k-mer tests present */
-    uint64_t *bits;       /* n_shards * shard_bits / 64 words */
-    uint64_t checksum;    /* XXH64 of the filter array as stored */
+    double clump;         /* sbf_target_clump(), or < 0 where not known yet (format 2 files) */
+    int panel;            /* the panel holding its filter, columns col0 .. col0 + cols - 1 */
+    unsigned col0, cols;
+    uint64_t *bits;       /* its filter in the plain layout (n_shards * shard_bits / 64 words):
+                           * the panel's array for a plain panel, NULL in a wide one (read it
+                           * with sbf_target_extract), a scratch array while it is built */
 } sbf_target_t;
 
 typedef struct sbf_index_s {
@@ -31,6 +52,8 @@ typedef struct sbf_index_s {
     double bits_per_kmer;   /* sizing rule used at build time (0 when --size gave the size) */
     int n_targets;
     sbf_target_t *targets;
+    int n_panels;
+    sbf_panel_t *panels;
     void *map;              /* mmap of the file the filters live in, or NULL */
     size_t map_len;
     void *accel;            /* a copy on an accelerator (plugin/: the GPU engine), or NULL */
@@ -42,10 +65,27 @@ typedef struct sbf_index_s {
 /* Empty index with parameters p (checked by the caller). */
 sbf_index_t *sbf_idx_new(const sbf_params_t *p);
 void sbf_idx_free(sbf_index_t *idx);
-/* Append a target with n_shards zeroed shards; returns its number or a negative status. */
+/* Append a target with n_shards zeroed shards in a plain panel of its own; returns its number
+ * or a negative status. */
 int sbf_idx_add_target(sbf_index_t *idx, const char *name, uint64_t n_shards);
+/* Append a zeroed panel of 2^log2_width columns of n_shards shards; returns its number. */
+int sbf_idx_add_panel(sbf_index_t *idx, uint64_t n_shards, unsigned log2_width);
+/* Append a target in columns col0 .. col0 + cols - 1 of panel `panel` (wide panels: its bits
+ * arrive through sbf_panel_put); returns its number. */
+int sbf_idx_add_panel_target(sbf_index_t *idx, const char *name, int panel, unsigned col0, unsigned cols);
 int sbf_target_add_source(sbf_target_t *t, const char *source);
+/* Bytes of t's filter (its share of its panel), and of a panel's whole array. */
 size_t sbf_target_bytes(const sbf_index_t *idx, const sbf_target_t *t);
+size_t sbf_panel_bytes(const sbf_index_t *idx, const sbf_panel_t *pn);
+
+/* Copy t's filter in the plain layout (sbf_target_bytes(idx, t) bytes) into the wide panel that
+ * holds t, or out of it. */
+void sbf_panel_put(const sbf_index_t *idx, const sbf_target_t *t, const uint64_t *plain);
+void sbf_target_extract(const sbf_index_t *idx, const sbf_target_t *t, uint64_t *plain);
+
+/* SBF_OK, or an error naming the target when a filter of n_shards is more than an index holds
+ * per target (2^32 shards). */
+int sbf_check_shards(const char *name, uint64_t n_shards);
 
 /* Shards needed for `kmers` k-mers at `bits_per_kmer` bits each (at least 1). */
 uint64_t sbf_shards_for(const sbf_params_t *p, uint64_t kmers, double bits_per_kmer);
@@ -73,13 +113,15 @@ void sbf_query_seq_nt16(const sbf_index_t *idx, sbf_scan_t *sc, const uint8_t *p
                         uint64_t *n_kmers, uint64_t *hits);
 
 /* How often a false positive continues into the read's next k-mer (see sbf_index.c): the
- * clumping of chance hits, for the scoring rule. */
+ * clumping of chance hits, for the scoring rule. -1 when out of memory (a target of a wide
+ * panel is read through a plain copy). */
 double sbf_target_clump(const sbf_index_t *idx, const sbf_target_t *t);
 /* Every target's clump chance, computed on the first call (a pass over the filters) and kept in
  * the index: later calls, from any thread, return the same array. NULL when out of memory. */
 const double *sbf_idx_clumps(const sbf_index_t *idx);
 
-/* Recompute fill and predicted false-positive rate of t from its bits. */
+/* Recompute fill and predicted false-positive rate of t from its bits (t->bits: the plain
+ * layout, as while it is built). */
 void sbf_target_stats(const sbf_index_t *idx, sbf_target_t *t);
 
 #endif

@@ -85,6 +85,17 @@ SBF_HD uint64_t sbf_shard_index(uint32_t minimizer_hash, uint64_t n_shards)
     return sbf_shard_of_key(sbf_shard_key(minimizer_hash), n_shards);
 }
 
+/* Panels (format 3, doc/format.md "Panels"): a target of `cols` columns in a panel of n shards
+ * per column holds the bits of a filter of n * cols shards (n * cols <= 2^32). Its shard v =
+ * sbf_shard_of_key(key, n * cols) lies in shard v / cols of the panel, column v % cols of the
+ * target; both come from key * n: the shard is its high word (sbf_shard_of_key(key, n), the
+ * same for every target of the panel) and the column the high word of its low word times cols
+ * (v = floor(key * n * cols / 2^32) = shard * cols + floor(lo(key * n) * cols / 2^32)). */
+SBF_HD unsigned sbf_panel_column(uint32_t key, uint64_t n_shards, unsigned cols)
+{
+    return (unsigned)(((uint64_t)(uint32_t)((uint64_t)key * n_shards) * cols) >> 32);
+}
+
 /* Bit j (0 <= j < H) of an s-mer inside a shard of 2^shard_log2 bits: the j-th field of
  * shard_log2 bits of the s-mer hash, and past its 32 bits of a second word mixed from it (only
  * for H * shard_log2 > 32: H >= 4 in 512-bit shards, H >= 5 in 256-bit ones). */

@@ -102,11 +102,26 @@ fail:
 
 query_targets gpu_targets_of(const sbf_gpu_index_t *g, int one)
 {
+    static const int first = 0;
     query_targets qt;
-    qt.d = one < 0 ? g->d_targets : g->d_targets + one;
-    qt.h = one < 0 ? g->h_targets : g->h_targets + one;
-    qt.R = one < 0 ? g->n_targets : 1;
+    memset(&qt, 0, sizeof qt);
     qt.small = g->small;
+    if (one < 0) {
+        qt.d = g->d_targets;
+        qt.h = g->h_targets;
+        qt.R = g->n_targets;
+        qt.plain = g->plain;
+        qt.n_plain = g->n_plain;
+        qt.wide = g->wide;
+        qt.n_wide = g->n_wide;
+        return qt;
+    }
+    /* one target, as target 0 of 1: in plain_panel or not (then the kernels that read any panel) */
+    qt.d = g->d_targets + one;
+    qt.h = g->h_targets + one;
+    qt.R = 1;
+    qt.plain = &first;
+    qt.n_plain = g->h_targets[one].log2_width == 0;
     return qt;
 }
 
@@ -115,16 +130,42 @@ extern "C" void sbf_gpu_index_free(sbf_gpu_index_t *g)
     if (!g)
         return;
     cudaSetDevice(g->device);
-    for (int r = 0; r < g->n_targets && g->bits; ++r)
-        cudaFree(g->bits[r]);
+    for (int q = 0; q < g->n_panels && g->bits; ++q)
+        cudaFree(g->bits[q]);
     free(g->bits);
     cudaFree(g->d_targets);
     free(g->h_targets);
+    free(g->plain);
+    free(g->wide);
     for (int c = 0; c < g->n_cache; ++c)
         gpu_blocking_set_free(g->cache[c]);
     if (g->cache_lock_ready)
         pthread_mutex_destroy(&g->cache_lock);
     free(g);
+}
+
+/* The panel kernel's view of wide panel pn: which columns are whose. */
+static void wide_args(const sbf_index_t *idx, const sbf_panel_t *pn, const unsigned long long *bits, panel_args *pa)
+{
+    memset(pa, 0, sizeof *pa);
+    pa->bits = (const uint32_t *)bits;
+    pa->n_shards = (uint32_t)pn->n_shards;
+    pa->log2_width = pn->log2_width;
+    pa->R = idx->n_targets;
+    for (int c = 0; c < 64; ++c)
+        pa->target[c] = -1;
+    for (int m = 0; m < pn->n_members; ++m) {
+        const int r = pn->members[m];
+        const sbf_target_t *t = &idx->targets[r];
+        if (t->cols == 1) {
+            pa->target[t->col0] = (int16_t)r;
+            pa->whole[t->col0 / 32] |= 1u << (t->col0 % 32);
+        } else {
+            pa->split[pa->n_split].col0 = (uint8_t)t->col0;
+            pa->split[pa->n_split].cols = (uint8_t)t->cols;
+            pa->split[pa->n_split++].target = r;
+        }
+    }
 }
 
 extern "C" int sbf_gpu_index_upload(int device, const sbf_index_t *idx, sbf_gpu_index_t **out)
@@ -133,13 +174,16 @@ extern "C" int sbf_gpu_index_upload(int device, const sbf_index_t *idx, sbf_gpu_
     dev_target *host_targets = NULL;
     sbf_gpu_index_t *g = (sbf_gpu_index_t *)calloc(1, sizeof *g);
     *out = NULL;
-    if (!g || !(g->bits = (unsigned long long **)calloc((size_t)idx->n_targets, sizeof *g->bits)) ||
-        !(host_targets = (dev_target *)calloc((size_t)idx->n_targets, sizeof *host_targets))) {
+    if (!g || !(g->bits = (unsigned long long **)calloc((size_t)idx->n_panels, sizeof *g->bits)) ||
+        !(host_targets = (dev_target *)calloc((size_t)idx->n_targets, sizeof *host_targets)) ||
+        !(g->plain = (int *)calloc((size_t)idx->n_targets, sizeof *g->plain)) ||
+        !(g->wide = (panel_args *)calloc((size_t)idx->n_panels, sizeof *g->wide))) {
         rc = sbf_error(SBF_E_NOMEM, "out of memory");
         goto fail;
     }
     g->device = device;
     g->n_targets = idx->n_targets;
+    g->n_panels = idx->n_panels;
     g->kp = make_params(&idx->params);
     if (pthread_mutex_init(&g->cache_lock, NULL) != 0) {
         rc = sbf_error(SBF_E_THREAD, "cannot create a mutex");
@@ -147,21 +191,33 @@ extern "C" int sbf_gpu_index_upload(int device, const sbf_index_t *idx, sbf_gpu_
     }
     g->cache_lock_ready = true;
     CUDA_TRY(cudaSetDevice(device));
+    g->small = true;
+    for (int q = 0; q < idx->n_panels; ++q) {
+        const sbf_panel_t *pn = &idx->panels[q];
+        size_t bytes = sbf_panel_bytes(idx, pn);
+        CUDA_TRY(cudaMalloc(&g->bits[q], bytes));
+        CUDA_TRY(cudaMemcpy(g->bits[q], pn->bits, bytes, cudaMemcpyHostToDevice));
+        g->small = g->small && pn->n_shards < ((uint64_t)1 << 32);
+        if (pn->log2_width == 0)
+            g->plain[g->n_plain++] = pn->members[0];
+        else
+            wide_args(idx, pn, g->bits[q], &g->wide[g->n_wide++]);
+    }
     for (int r = 0; r < idx->n_targets; ++r) {
-        size_t bytes = sbf_target_bytes(idx, &idx->targets[r]);
-        CUDA_TRY(cudaMalloc(&g->bits[r], bytes));
-        CUDA_TRY(cudaMemcpy(g->bits[r], idx->targets[r].bits, bytes, cudaMemcpyHostToDevice));
-        host_targets[r].bits = g->bits[r];
-        host_targets[r].n_shards = idx->targets[r].n_shards;
+        const sbf_target_t *t = &idx->targets[r];
+        host_targets[r].bits = g->bits[t->panel];
+        host_targets[r].n_shards = idx->panels[t->panel].n_shards;
+        host_targets[r].log2_width = idx->panels[t->panel].log2_width;
+        host_targets[r].col0 = t->col0;
+        host_targets[r].cols = t->cols;
     }
     CUDA_TRY(cudaMalloc(&g->d_targets, (size_t)idx->n_targets * sizeof *g->d_targets));
     CUDA_TRY(cudaMemcpy(g->d_targets, host_targets, (size_t)idx->n_targets * sizeof *host_targets,
                         cudaMemcpyHostToDevice));
-    g->small = true;
-    for (int r = 0; r < idx->n_targets; ++r)
-        g->small = g->small && host_targets[r].n_shards < ((uint64_t)1 << 32);
     g->h_targets = host_targets; /* the v10 kernel takes the targets as parameters */
-    g->plan = gpu_query_plan_for(g->kp, g->small, g->n_targets); /* the kernels of every query */
+    host_targets = NULL;
+    /* the kernels of every query */
+    g->plan = gpu_query_plan_for(g->kp, g->small, g->n_targets, g->n_plain, g->n_wide);
     *out = g;
     return SBF_OK;
 fail:

@@ -46,6 +46,10 @@ struct query_targets {
     const dev_target *d, *h;
     int R;
     bool small;
+    const int *plain;       /* the targets of plain panels (the v10 kernel's), n_plain of them */
+    int n_plain;
+    const panel_args *wide; /* the wide panels (the compiled sets' panel kernel), n_wide */
+    int n_wide;
 };
 
 /* One query launch: n items (reads, or pieces of one sequence) over seqs on the device; blocks
@@ -67,9 +71,9 @@ struct query_plan {
     void (*presence)(const query_launch &q, const sequence_chunks &layout); /* one target */
 };
 
-/* The plan for an index of these parameters and targets (small: every target has fewer than 2^32
- * shards). Never NULL. */
-const query_plan *gpu_query_plan_for(const kparams &kp, bool small, int n_targets);
+/* The plan for an index of these parameters and targets (small: every panel has fewer than 2^32
+ * shards; n_plain targets in plain panels, n_wide wide panels). Never NULL. */
+const query_plan *gpu_query_plan_for(const kparams &kp, bool small, int n_targets, int n_plain, int n_wide);
 
 /* One build launch: the k-mers of codes[0..len) (2-bit codes on the device) into a filter of
  * n_shards shards at bits (device), on the default stream. */
@@ -102,10 +106,14 @@ struct sbf_gpu_index_s {
     int n_targets;
     kparams kp;
     const query_plan *plan;    /* chosen at upload */
-    unsigned long long **bits; /* device arrays, one per target */
+    int n_panels;
+    unsigned long long **bits; /* device arrays, one per panel */
     dev_target *d_targets;
     dev_target *h_targets;     /* host copy of d_targets */
-    bool small;                /* every target has fewer than 2^32 shards */
+    int *plain, n_plain;       /* the targets of plain panels */
+    panel_args *wide;          /* the wide panels */
+    int n_wide;
+    bool small;                /* every panel has fewer than 2^32 shards */
     pthread_mutex_t cache_lock;
     bool cache_lock_ready;
     blocking_set *cache[BLOCKING_CACHE]; /* the blocking queries' buffers, kept between calls */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "kernels/build_warp.cuh"
+#include "kernels/query_panel.cuh"
 #include "kernels/query_run.cuh"
 #include "kernels/query_warp.cuh"
 #include "sbf_gpu_int.h"
@@ -23,25 +24,61 @@ static int warp_blocks(const query_launch &q)
     return (int)(want < cap ? (want ? want : 1) : cap);
 }
 
-/* ---- v10: G targets per launch (QGROUP, or 1 for one target and for per-k-mer presence) ---- */
+/* ---- v10: G targets of plain panels per launch (QGROUP, or 1 for one target and for
+ * per-k-mer presence); k-mer counts from the first launch only (kmers NULL: none) ---- */
 
 template <class PT, int G, class IN, class LAYOUT>
-static void run_launch(const query_launch &q, const LAYOUT &layout)
+static void run_launch(const query_launch &q, const LAYOUT &layout, uint32_t *kmers)
 {
-    for (int r0 = 0; r0 == 0 || r0 < q.qt.R; r0 += G) {
+    const int n = q.qt.n_plain;
+    for (int i0 = 0; i0 == 0 || i0 < n; i0 += G) {
         target_group tg;
         memset(&tg, 0, sizeof tg);
-        tg.g = q.qt.R - r0 < G ? q.qt.R - r0 : G;
-        tg.r0 = r0;
+        tg.g = n - i0 < G ? n - i0 : G;
         tg.R = q.qt.R;
         for (int b = 0; b < 32; ++b)
             tg.pw[b] = 1u << b;
         for (int t = 0; t < tg.g; ++t) {
-            tg.bits[t] = (const uint32_t *)q.qt.h[r0 + t].bits;
-            tg.n_shards[t] = (uint32_t)q.qt.h[r0 + t].n_shards; /* below 2^32: the plan is v10 only then */
+            const int r = q.qt.plain[i0 + t];
+            tg.r[t] = r;
+            tg.bits[t] = (const uint32_t *)q.qt.h[r].bits;
+            tg.n_shards[t] = (uint32_t)q.qt.h[r].n_shards; /* below 2^32: the plan is v10 only then */
         }
         query_run_kernel<PT, G, IN, LAYOUT><<<warp_blocks(q), 256, 0, q.st>>>(q.seqs, layout, q.n, PT(), tg,
-                                                                              r0 == 0 ? q.kmers : NULL, q.hits);
+                                                                              i0 == 0 ? kmers : NULL, q.hits);
+    }
+}
+
+/* ---- the panel kernel: one launch per wide panel ---- */
+
+template <class PT, class IN>
+static void panel_launch(const query_launch &q, const packed_reads &layout, const panel_args &pa, uint32_t *kmers)
+{
+    target_group tg;
+    memset(&tg, 0, sizeof tg);
+    for (int b = 0; b < 32; ++b)
+        tg.pw[b] = 1u << b;
+    const int blocks = warp_blocks(q);
+#define PANEL_CASE(LW)                                                                                                     case LW:                                                                                                                   query_panel_kernel<PT, LW, IN><<<blocks, 256, 0, q.st>>>(q.seqs, layout, q.n, PT(), tg, pa, kmers, q.hits);           break;
+    switch (pa.log2_width) {
+        PANEL_CASE(1) PANEL_CASE(2) PANEL_CASE(3) PANEL_CASE(4) PANEL_CASE(5) PANEL_CASE(6)
+    }
+#undef PANEL_CASE
+}
+
+/* The plain panels' targets by v10, G per launch, then each wide panel by the panel kernel; the
+ * first launch counts the k-mers. */
+template <class PT, int G, class IN>
+static void compiled_launches(const query_launch &q, const packed_reads &layout)
+{
+    uint32_t *kmers = q.kmers;
+    if (q.qt.n_plain > 0 || q.qt.n_wide == 0) {
+        run_launch<PT, G, IN>(q, layout, kmers);
+        kmers = NULL;
+    }
+    for (int w = 0; w < q.qt.n_wide; ++w) {
+        panel_launch<PT, IN>(q, layout, q.qt.wide[w], kmers);
+        kmers = NULL;
     }
 }
 
@@ -49,15 +86,9 @@ template <class PT, int G>
 static void run_reads(seq_format fmt, const query_launch &q, const packed_reads &layout)
 {
     if (fmt == FMT_NT16)
-        run_launch<PT, G, nt16_input>(q, layout);
+        compiled_launches<PT, G, nt16_input>(q, layout);
     else
-        run_launch<PT, G, ascii_input>(q, layout);
-}
-
-template <class PT>
-static void run_presence(const query_launch &q, const sequence_chunks &layout)
-{
-    run_launch<PT, 1, ascii_input>(q, layout);
+        compiled_launches<PT, G, ascii_input>(q, layout);
 }
 
 /* ---- v6: PT a compiled set (constants folded in) or kparams ---- */
@@ -88,6 +119,17 @@ static void warp_presence(const query_launch &q, const sequence_chunks &layout)
     warp_launch<PT, SHARED, RING, 1, ascii_input>(q, layout);
 }
 
+/* the compiled sets' presence: v10 for a target of a plain panel, v6 (which reads any panel)
+ * for one of a wide panel */
+template <class PT>
+static void run_presence(const query_launch &q, const sequence_chunks &layout)
+{
+    if (q.qt.n_plain == 1)
+        run_launch<PT, 1, ascii_input>(q, layout, NULL);
+    else
+        warp_presence<PT, true, 8>(q, layout);
+}
+
 /* G targets per pass over a read: 1 for an index of one target, else 8 */
 template <class PT, bool SHARED, unsigned RING>
 static const query_plan *warp_plan(bool one)
@@ -102,28 +144,34 @@ static const query_plan *warp_plan(bool one)
 /* The plans of a compiled parameter set PT (m == s, 16 < s < 32): v10, or v6 with PT's
  * constants where a target has 2^32 shards. */
 template <class PT>
-static const query_plan *compiled_plan(const char *const names[4], bool small, bool one)
+static const query_plan *compiled_plan(const char *const names[5], bool small, bool one, bool panels, bool plain_one)
 {
     static const query_plan v10_one = {names[0], run_reads<PT, 1>, run_presence<PT>};
     static const query_plan v10_group = {names[1], run_reads<PT, QGROUP>, run_presence<PT>};
     static const query_plan v6_one = {names[2], warp_reads<PT, true, 8, 1>, warp_presence<PT, true, 8>};
     static const query_plan v6_group = {names[3], warp_reads<PT, true, 8, 8>, warp_presence<PT, true, 8>};
-    if (small) /* v10 needs shard counts below 2^32 */
-        return one ? &v10_one : &v10_group;
-    return one ? &v6_one : &v6_group;
+    static const query_plan panel_one = {names[4], run_reads<PT, 1>, run_presence<PT>};
+    static const query_plan panel_group = {names[4], run_reads<PT, QGROUP>, run_presence<PT>};
+    if (!small) /* v10 and the panel kernel need shard counts below 2^32 */
+        return one ? &v6_one : &v6_group;
+    if (panels)
+        return plain_one ? &panel_one : &panel_group;
+    return one ? &v10_one : &v10_group;
 }
 
-const query_plan *gpu_query_plan_for(const kparams &kp, bool small, int n_targets)
+const query_plan *gpu_query_plan_for(const kparams &kp, bool small, int n_targets, int n_plain, int n_wide)
 {
-    static const char *const h2_names[4] = {"v10, 1 target", "v10, 8 targets per launch",
-                                            "v6 (compiled H=2), 1 target", "v6 (compiled H=2), 8 targets per pass"};
-    static const char *const h1_names[4] = {"v10 H=1, 1 target", "v10 H=1, 8 targets per launch",
-                                            "v6 (compiled H=1), 1 target", "v6 (compiled H=1), 8 targets per pass"};
+    static const char *const h2_names[5] = {"v10, 1 target", "v10, 8 targets per launch",
+                                            "v6 (compiled H=2), 1 target", "v6 (compiled H=2), 8 targets per pass",
+                                            "panel kernel per wide panel, v10 for plain ones"};
+    static const char *const h1_names[5] = {"v10 H=1, 1 target", "v10 H=1, 8 targets per launch",
+                                            "v6 (compiled H=1), 1 target", "v6 (compiled H=1), 8 targets per pass",
+                                            "panel kernel H=1 per wide panel, v10 for plain ones"};
     const bool one = n_targets <= 1;
     if (params_are<default_params>(kp))
-        return compiled_plan<default_params>(h2_names, small, one);
+        return compiled_plan<default_params>(h2_names, small, one, n_wide > 0, n_plain <= 1);
     if (params_are<h1_params>(kp))
-        return compiled_plan<h1_params>(h1_names, small, one);
+        return compiled_plan<h1_params>(h1_names, small, one, n_wide > 0, n_plain <= 1);
     const unsigned ring = ring_for(kp);
     const bool shared = kp.m() == kp.s();
 #define QUERY_CASE(S, RG)                                                                                              \

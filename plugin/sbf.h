@@ -140,6 +140,11 @@ SBF_EXPORT void sbf_index_params(const sbf_index_t *idx, sbf_opt_t *opt);
 SBF_EXPORT int sbf_index_n_targets(const sbf_index_t *idx);
 /* Describe target t (0 <= t < n_targets); SBF_E_PARAM if t is out of range. */
 SBF_EXPORT int sbf_index_target(const sbf_index_t *idx, int t, sbf_target_info_t *info);
+/* Where target t's filter lies (format 3, doc/format.md "Panels"): *panel (1 .. number of
+ * panels), *columns of the panel's *panel_columns it takes. A target with a filter of its own
+ * has 1 column of 1; targets of about the same size share a wide panel, which one query reads
+ * for all of them at once. Any pointer may be NULL. SBF_E_PARAM if t is out of range. */
+SBF_EXPORT int sbf_index_target_panel(const sbf_index_t *idx, int t, int *panel, int *columns, int *panel_columns);
 
 /* Query n sequences: seqs[i] of lens[i] bytes. Writes kmers[i] = valid k-mers of sequence i
  * and hits[i * n_targets + t] = those present in target t. Uses up to `threads` threads

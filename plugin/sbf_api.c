@@ -12,6 +12,7 @@
 #include "../filters/sbf_format.h"
 #include "../filters/sbf_index.h"
 #include "../filters/sbf_kmer.h"
+#include "../filters/sbf_panel.h"
 #include "../gpu/sbf_gpu.h"
 #include "sbf.h"
 #include "sbf_engine.h"
@@ -181,8 +182,11 @@ SBF_EXPORT int sbf_builder_add_seq(sbf_builder_t *b, int target, const char *seq
 SBF_EXPORT int sbf_builder_finish(sbf_builder_t *b, sbf_index_t **out)
 {
     *out = NULL;
-    int rc = SBF_OK;
+    int rc = SBF_OK, n = 0, n_panels = 0;
     sbf_index_t *idx = NULL;
+    uint64_t *want = NULL;
+    sbf_panel_slot_t *slot = NULL;
+    sbf_panel_shape_t *shape = NULL;
     if (b->n_targets == 0) {
         rc = sbf_error(SBF_E_PARAM, "no target to build");
         goto done;
@@ -192,7 +196,15 @@ SBF_EXPORT int sbf_builder_finish(sbf_builder_t *b, sbf_index_t **out)
         goto done;
     }
     idx->bits_per_kmer = b->opt.size_bytes ? 0.0 : b->opt.bits_per_kmer;
-    for (int i = 0; i < b->n_targets && rc == SBF_OK; ++i) {
+    /* every target's budget first: the panel rule (filters/sbf_panel.c) places targets of about
+     * the same size in one panel */
+    n = b->n_targets;
+    if (!(want = malloc((size_t)n * sizeof *want)) || !(slot = malloc((size_t)n * sizeof *slot)) ||
+        !(shape = malloc((size_t)n * sizeof *shape))) {
+        rc = sbf_error(SBF_E_NOMEM, "out of memory");
+        goto done;
+    }
+    for (int i = 0; i < n && rc == SBF_OK; ++i) {
         pending_target_t *pt = &b->targets[i];
         if (pt->seq.kmers == 0) {
             rc = sbf_error(SBF_E_PARAM, "target '%s' has no valid %d-mer (sequences shorter than k, or only N)",
@@ -200,9 +212,20 @@ SBF_EXPORT int sbf_builder_finish(sbf_builder_t *b, sbf_index_t **out)
             break;
         }
         uint64_t shard_bytes = (uint64_t)b->params.shard_bits / 8u;
-        uint64_t n_shards = b->opt.size_bytes ? (b->opt.size_bytes + shard_bytes - 1) / shard_bytes
-                                              : sbf_shards_for(&b->params, pt->seq.kmers, b->opt.bits_per_kmer);
-        int r = sbf_idx_add_target(idx, pt->name, n_shards);
+        want[i] = b->opt.size_bytes ? (b->opt.size_bytes + shard_bytes - 1) / shard_bytes
+                                    : sbf_shards_for(&b->params, pt->seq.kmers, b->opt.bits_per_kmer);
+        rc = sbf_check_shards(pt->name, want[i]);
+    }
+    /* --size asks for an exact size: panels then form only where that costs nothing */
+    if (rc == SBF_OK)
+        rc = sbf_panel_plan(want, n, b->opt.size_bytes ? 0.0 : SBF_PANEL_SLACK, slot, shape, &n_panels);
+    for (int q = 0; q < n_panels && rc == SBF_OK; ++q) {
+        int got = sbf_idx_add_panel(idx, shape[q].n_shards, shape[q].log2_width);
+        rc = got < 0 ? got : SBF_OK;
+    }
+    for (int i = 0; i < n && rc == SBF_OK; ++i) {
+        pending_target_t *pt = &b->targets[i];
+        int r = sbf_idx_add_panel_target(idx, pt->name, slot[i].panel, slot[i].col0, slot[i].cols);
         if (r < 0) {
             rc = r;
             break;
@@ -212,6 +235,18 @@ SBF_EXPORT int sbf_builder_finish(sbf_builder_t *b, sbf_index_t **out)
         t->kmers = pt->seq.kmers;
         for (int j = 0; j < pt->n_sources && rc == SBF_OK; ++j)
             rc = sbf_target_add_source(t, pt->sources[j]);
+        /* a target of a wide panel is built in the plain layout, then copied into its columns */
+        const int wide = idx->panels[t->panel].log2_width > 0;
+        uint64_t *scratch = NULL;
+        if (rc == SBF_OK && wide) {
+            if (posix_memalign((void **)&scratch, 64, sbf_target_bytes(idx, t)) != 0) {
+                rc = sbf_error(SBF_E_NOMEM, "out of memory allocating %zu bytes for target '%s'",
+                               sbf_target_bytes(idx, t), pt->name);
+                break;
+            }
+            memset(scratch, 0, sbf_target_bytes(idx, t));
+            t->bits = scratch;
+        }
         if (rc == SBF_OK) {
             int dev = b->opt.gpu == SBF_GPU_AUTO ? (sbf_gpu_count() > 0 ? 0 : SBF_GPU_NONE) : b->opt.gpu;
             if (dev >= 0)
@@ -231,9 +266,19 @@ SBF_EXPORT int sbf_builder_finish(sbf_builder_t *b, sbf_index_t **out)
             if (dev < 0)
                 rc = sbf_build_target(idx, t, pt->seq.codes, pt->seq.len, b->opt.threads);
         }
+        if (rc == SBF_OK)   /* stored in the index: a query needs no pass over the filter */
+            t->clump = sbf_target_clump(idx, t);
+        if (rc == SBF_OK && wide)
+            sbf_panel_put(idx, t, scratch);
+        if (wide)
+            t->bits = NULL;
+        free(scratch);
         sbf_seqbuf_free(&pt->seq);   /* the sequence is no longer needed: release it early */
     }
 done:
+    free(want);
+    free(slot);
+    free(shape);
     sbf_builder_destroy(b);
     if (rc != SBF_OK) {
         sbf_idx_free(idx);
@@ -284,6 +329,20 @@ SBF_EXPORT int sbf_index_target(const sbf_index_t *idx, int t, sbf_target_info_t
     info->bytes = sbf_target_bytes(idx, x);
     info->fill = x->fill;
     info->predicted_fpr = x->predicted_fpr;
+    return SBF_OK;
+}
+
+SBF_EXPORT int sbf_index_target_panel(const sbf_index_t *idx, int t, int *panel, int *columns, int *panel_columns)
+{
+    if (t < 0 || t >= idx->n_targets)
+        return sbf_error(SBF_E_PARAM, "no target number %d (the index has %d)", t, idx->n_targets);
+    const sbf_target_t *x = &idx->targets[t];
+    if (panel)
+        *panel = x->panel + 1;
+    if (columns)
+        *columns = (int)x->cols;
+    if (panel_columns)
+        *panel_columns = 1 << idx->panels[x->panel].log2_width;
     return SBF_OK;
 }
 

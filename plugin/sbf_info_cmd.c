@@ -9,8 +9,10 @@ void usage_info(FILE *fp)
     fprintf(fp,
             "Usage: sbf info [--json] IDX.sbf\n"
             "\n"
-            "Prints the parameters and, per target, its sources, bases, k-mers, filter size, fill\n"
-            "and predicted false-positive rate (of a random k-mer). Checks every checksum.\n"
+            "Prints the parameters and, per target, its sources, bases, k-mers, filter size, fill,\n"
+            "predicted false-positive rate (of a random k-mer) and panel: \"own\" for a filter of\n"
+            "its own, \"N: c/W\" for c of the W columns of panel N, which targets of about the\n"
+            "same size share (one query reads them together). Checks every checksum.\n"
             "The text form is for people; use --json in scripts.\n"
             "\n"
             "Options:\n"
@@ -60,9 +62,12 @@ static void print_json(const char *path, const sbf_index_t *idx, const sbf_opt_t
                 printf(", ");
             json_string(ti.sources[i]);
         }
-        printf("], \"bases\": %llu, \"kmers\": %llu, \"bytes\": %llu, \"fill\": %.6f, \"predicted_fpr\": %.6g}",
+        int pn = 0, cols = 0, width = 0;
+        sbf_index_target_panel(idx, t, &pn, &cols, &width);
+        printf("], \"bases\": %llu, \"kmers\": %llu, \"bytes\": %llu, \"fill\": %.6f, \"predicted_fpr\": %.6g, "
+               "\"panel\": %d, \"columns\": %d, \"panel_columns\": %d}",
                (unsigned long long)ti.bases, (unsigned long long)ti.kmers, (unsigned long long)ti.bytes, ti.fill,
-               ti.predicted_fpr);
+               ti.predicted_fpr, pn, cols, width);
     }
     printf("\n  ]\n}\n");
 }
@@ -89,15 +94,21 @@ static void print_text(const char *path, const sbf_index_t *idx, const sbf_opt_t
         if (sbf_index_target(idx, t, &ti) == SBF_OK && (int)strlen(ti.name) > wname)
             wname = (int)strlen(ti.name);
     }
-    printf("%-*s  %13s  %13s  %10s  %6s  %9s  %s\n", wname, "target", "bases", "k-mers", "filter", "fill",
-           "pred. FPR", "sources");
+    printf("%-*s  %13s  %13s  %10s  %6s  %9s  %-11s  %s\n", wname, "target", "bases", "k-mers", "filter", "fill",
+           "pred. FPR", "panel", "sources");
     for (int t = 0; t < n; ++t) {
         sbf_target_info_t ti;
-        char size[32];
-        if (sbf_index_target(idx, t, &ti) != SBF_OK)
+        char size[32], panel[32];
+        int pn, cols, width;
+        if (sbf_index_target(idx, t, &ti) != SBF_OK || sbf_index_target_panel(idx, t, &pn, &cols, &width) != SBF_OK)
             continue;
-        printf("%-*s  %13llu  %13llu  %10s  %6.4f  %9.2e  ", wname, ti.name, (unsigned long long)ti.bases,
-               (unsigned long long)ti.kmers, cli_bytes(ti.bytes, size, sizeof size), ti.fill, ti.predicted_fpr);
+        /* "own": a filter of its own; "N: c/W": c of the W columns of panel N */
+        if (width == 1)
+            snprintf(panel, sizeof panel, "own");
+        else
+            snprintf(panel, sizeof panel, "%d: %d/%d", pn, cols, width);
+        printf("%-*s  %13llu  %13llu  %10s  %6.4f  %9.2e  %-11s  ", wname, ti.name, (unsigned long long)ti.bases,
+               (unsigned long long)ti.kmers, cli_bytes(ti.bytes, size, sizeof size), ti.fill, ti.predicted_fpr, panel);
         for (int i = 0; i < ti.n_sources; ++i)
             printf("%s%s", i ? ", " : "", ti.sources[i]);
         putchar('\n');

@@ -142,9 +142,9 @@ grep -Eq '^engine +(CPU \(no usable CUDA device\)|GPU 0: .+)$' out && ok "info n
 run "info --json" 0 "$SBF" info --json idx.sbf && { grep -v '"gpu": ' out > out.nogpu; same "info --json" out.nogpu "$expected/info.json"; }
 check_error "info without index" 1 "sbf info: no index given" "$SBF" info
 check_error "info of a FASTA file" 1 "sbf info: phage_a.fa: not an sbf index (bad magic)" "$SBF" info phage_a.fa
-check_error "info of a truncated index" 1 "sbf info: cut.sbf: truncated index (4000 of 14080 bytes)" \
+check_error "info of a truncated index" 1 "sbf info: cut.sbf: truncated index (4000 of 14720 bytes)" \
   bash -c "head -c 4000 idx.sbf > cut.sbf; '$SBF' info cut.sbf"
-check_error "info of a corrupted index" 1 "sbf info: flip.sbf: corrupt filter of target 'B' (checksum mismatch)" \
+check_error "info of a corrupted index" 1 "sbf info: flip.sbf: corrupt filter of the panel of target 'phage_a' and 1 more (checksum mismatch)" \
   bash -c "cp idx.sbf flip.sbf; printf '\\377' | dd of=flip.sbf bs=1 seek=14000 conv=notrunc status=none; '$SBF' info flip.sbf"
 check_error "info to a full disk" 1 "sbf info: error writing to standard output: No space left on device" \
   bash -c "'$SBF' info idx.sbf > /dev/full"
@@ -168,7 +168,10 @@ check_error "query: mate file shorter" 1 "sbf query: short_2.fq ends before pair
 check_error "query without index" 1 "sbf query: no index given (-x IDX.sbf)" "$SBF" query reads.fq
 check_error "query without input" 1 "sbf query: no input given" "$SBF" query -x idx.sbf
 check_error "query of a missing file" 1 "sbf query: nosuch.fq: cannot open: No such file or directory" "$SBF" query -x idx.sbf nosuch.fq
-check_error "query with a corrupted index" 1 "sbf query: flip.sbf: corrupt filter of target 'B' (checksum mismatch)" "$SBF" query -x flip.sbf reads.fq
+check_error "query with a corrupted index" 1 "sbf query: flip.sbf: corrupt filter of the panel of target 'phage_a' and 1 more (checksum mismatch)" "$SBF" query -x flip.sbf reads.fq
+# an index of format 2 (sbf 0.5, one filter per target) is read as it is: sbf 0.5's answers
+run "query with a format-2 index" 0 "$SBF" query -x "$srcdir/data/format2.sbf" reads.fq &&
+  same "a format-2 index gives sbf 0.5's answers" out "$expected/format2_query.tsv"
 check_error "query of a FASTQ with short quality" 1 "sbf query: badq.fq: record 'r1': quality and sequence lengths differ" \
   bash -c "printf '@r1\nACGTACGT\n+\nIII\n' > badq.fq; '$SBF' query -x idx.sbf badq.fq"
 check_error_prefix "query of a truncated gzip" 1 "sbf query: cut.fq.gz: read error or truncated compressed data after " \

@@ -217,14 +217,18 @@ head -c 5000 idx.sbf > trunc.sbf
 expect "truncated index" 1 "sbf classify: trunc.sbf: truncated index (5000 of $(wc -c < idx.sbf) bytes)" out.fq '' \
   "$SBF" classify -x trunc.sbf -o out.fq r1.fq
 cp idx.sbf flip.sbf && printf '\xff' | dd of=flip.sbf bs=1 seek=20000 conv=notrunc 2> /dev/null
-expect "index with a flipped byte" 1 "sbf classify: flip.sbf: corrupt filter of target 'lambda' (checksum mismatch)" out.fq '' \
+expect "index with a flipped byte" 1 "sbf classify: flip.sbf: corrupt filter of the panel of target 'lambda' and 1 more (checksum mismatch)" out.fq '' \
   "$SBF" classify -x flip.sbf -o out.fq r1.fq
 "$testbin/index_version" idx.sbf v1.sbf 1
-expect "index of an older format version (64-bit hashes)" 1 "sbf classify: v1.sbf: index of format version 1, written by an older sbf (this sbf reads version 2): rebuild it with sbf build" out.fq '' \
+expect "index of an older format version (64-bit hashes)" 1 "sbf classify: v1.sbf: index of format version 1, written by an older sbf (this sbf reads versions 2 and 3): rebuild it with sbf build" out.fq '' \
   "$SBF" classify -x v1.sbf -o out.fq r1.fq
-"$testbin/index_version" idx.sbf v3.sbf 3
-expect "index of a newer format version" 1 "sbf classify: v3.sbf: index of format version 3, written by a newer sbf (this sbf reads version 2): use that sbf, or rebuild the index" out.fq '' \
-  "$SBF" classify -x v3.sbf -o out.fq r1.fq
+"$testbin/index_version" idx.sbf v4.sbf 4
+expect "index of a newer format version" 1 "sbf classify: v4.sbf: index of format version 4, written by a newer sbf (this sbf reads versions 2 and 3): use that sbf, or rebuild the index" out.fq '' \
+  "$SBF" classify -x v4.sbf -o out.fq r1.fq
+# a version-3 file (panels) whose header claims version 2: its section table is not one of version 2
+"$testbin/index_version" idx.sbf v2.sbf 2
+expect "index of format 3 labelled version 2" 1 "sbf classify: v2.sbf: invalid section table in index header" out.fq '' \
+  "$SBF" classify -x v2.sbf -o out.fq r1.fq
 expect "a FASTA given as index" 1 "sbf classify: ref.fa: not an sbf index (bad magic)" out.fq '' \
   "$SBF" classify -x ref.fa -o out.fq r1.fq
 
@@ -357,9 +361,9 @@ rm -f load_1.fq load_2.fq l1.bam l10.bam
 
 # ---- no GPU, or not enough GPU memory: the CPU engine with a notice ----------------------------------
 if "$SBF" --version | grep -q '^GPU 0:'; then
-  # two filters (94.7 + 58.6 KiB) and, for each of the device's four workers, two batches of
+  # one panel of two filters (94.8 + 71.1 KiB in 8 columns: 189.6 KiB) and, for each of the device's four workers, two batches of
   # 1 M bases (the GPU default of -K) at 2 bytes per base
-  line="sbf classify: notice: the index and batches need 16.1 MiB on the GPU, more than --gpu-mem-limit 1.0 KiB: using the CPU engine"
+  line="sbf classify: notice: the index and batches need 16.2 MiB on the GPU, more than --gpu-mem-limit 1.0 KiB: using the CPU engine"
   line7="sbf classify: notice: no GPU number 7 (devices 0 to $(($("$SBF" --version | grep -c '^GPU ') - 1))): using the CPU engine"
   line_all=$(summary '400 reads' 0.0)
 else

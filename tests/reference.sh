@@ -3,8 +3,11 @@
 # (tests/reference_filter.c, written from doc/format.md and the comments of filters/sbf_kmer.h,
 # sharing no code with sbf): indexes of real genomes built by `sbf build` at the defaults and at
 # other parameter sets must hold, byte for byte, the filter arrays the reference computes, with
-# the header and metadata the format describes; and every k-mer of a real genome (both strands)
-# must test present in the index `sbf build` made of it (no false negatives).
+# the header and metadata the format describes (version 3: each target's filter lies in columns
+# of a panel; the panels must be those the rule of doc/format.md "Panels" forms, and every panel's
+# whole array, unused columns zero, must equal the reference's); and every k-mer of a real genome
+# (both strands) must test present, through the panel layout, in the index `sbf build` made of it
+# (no false negatives).
 # TAP-like output as tests/cli.sh; run by `make check` or by hand: tests/reference.sh
 set -u
 . "${srcdir:-$(cd "$(dirname "$0")" && pwd)}/tap.sh"
@@ -37,11 +40,19 @@ sed 's/$/\r/' mixed.fa > mixed_crlf.fa # Windows line ends
 if ! grep -q '[acgtn]' mixed.fa || ! grep -q N mixed.fa || ! grep -q U mixed.fa; then
   echo "Bail out! mixed.fa lacks lower case, N or U"; exit 1
 fi
+# pieces of lambda of a few hundred bases and one of 40 (a single shard): small targets that form
+# a panel of their own, away from the slices, and one that joins no panel (a plain one)
+awk 'NR > 1 { s = s $0 } END {
+  print ">t1" > "tiny.fa"; print substr(s, 1, 300) > "tiny.fa"; print ">t2" > "tiny.fa"; print substr(s, 1001, 330) > "tiny.fa"
+  print ">u" > "tiny2.fa"; print substr(s, 2001, 120) > "tiny2.fa"
+  print ">w" > "wee.fa"; print substr(s, 3001, 40) > "wee.fa"
+}' lambda.fa
 slices=(human=human_slice.fa ecoli=ecoli_slice.fa saureus=saureus_slice.fa lambda=lambda.fa)
 
 # compare LABEL "BUILD OPTIONS" K M S H SHARD_BITS BITS_PER_KMER NAME=FASTA...: sbf build, then
 # the reference: one case per filter ("N bytes compared, D differ"), one for the header, the
-# metadata and the counts (bases, k-mer positions, shards, fill, predicted FPR)
+# metadata and the counts (bases, k-mer positions, shards, fill, predicted FPR, panels); one case
+# per panel ("panel P: N bytes compared, D differ": the whole array, every member placed in it)
 compare() {
   local label=$1 opts=$2 params="$3 $4 $5 $6 $7 $8"
   shift 8
@@ -55,7 +66,10 @@ compare() {
   local rc=$? line name
   while IFS= read -r line; do
     case $line in
-      "ok filter "*) ok "$label: ${line#ok }" ;;
+      "ok filter "* | "ok panel "*) ok "$label: ${line#ok }" ;;
+      "FAIL panel "*)
+        name=${line#FAIL panel }
+        not_ok "$label: ${line#FAIL }" "$(grep -F "# panel ${name%%:*}: first difference" "$label.out" | cut -c 3-)" ;;
       "FAIL filter "*)
         name=${line#FAIL filter }
         not_ok "$label: ${line#FAIL }" "$(grep -F "# target ${name%%:*}: first difference" "$label.out" | cut -c 3-)" ;;
@@ -63,7 +77,7 @@ compare() {
   done < "$label.out"
   local checks bad
   checks=$(grep -c -e '^ok ' -e '^FAIL ' "$label.out")
-  mapfile -t bad < <(grep -v -e '^ok ' -e '^# ' -e '^FAIL filter ' "$label.out" | head -n 8)
+  mapfile -t bad < <(grep -v -e '^ok ' -e '^# ' -e '^FAIL filter ' -e '^FAIL panel ' "$label.out" | head -n 8)
   if [ $rc -eq 0 ] && [ ${#bad[@]} -eq 0 ] && grep -q '^ok filter ' "$label.out"; then
     ok "$label: header, metadata and counts agree with the reference ($checks checks)"
   else
@@ -97,6 +111,12 @@ compare k31-256 "-k 31 -m 21 -s 24 -H 3 --shard-bits 256 -@ 2" 31 21 24 3 256 16
 compare k32 "-k 32 -m 32 -s 32 -H 7 --bits-per-kmer 10.5" 32 32 32 7 512 10.5 human=human_slice.fa mixed=mixed.fa
 # tiny words: k 5, m 3, s 4, H 1, few shards (repeats collide)
 compare k5 "-k 5 -m 3 -s 4 -H 1 --shard-bits 256 --bits-per-kmer 3" 5 3 4 1 256 3 ecoli=ecoli_slice.fa mixed=mixed.fa
+# several panels: the slices in one wide panel (targets of 2 and 3 columns), the small pieces in
+# another, numbered first (panels go in the order of their first target, not of their forming),
+# the 40-base piece plain; both wide panels have unused columns
+compare panels "" 31 25 25 2 512 16 tiny=tiny.fa human=human_slice.fa wee=wee.fa ecoli=ecoli_slice.fa tiny2=tiny2.fa lambda=lambda.fa
+# --size: exact sizes (slack 0), equal targets in panels of a power of two: one of 2, one plain
+compare size "--size 8K" 31 25 25 2 512 0 human=human_slice.fa ecoli=ecoli_slice.fa saureus=saureus_slice.fa
 
 # ---- no false negatives at the defaults ------------------------------------------------------------
 if [ -s defaults.sbf ]; then
@@ -105,6 +125,15 @@ if [ -s defaults.sbf ]; then
   present "mixed (N, lower case, RNA)" defaults.sbf 4 mixed.fa
 else
   not_ok "no false negatives" "defaults.sbf was not built"
+fi
+# through panels of every kind: several columns not from column 0, one column, a plain panel
+if [ -s panels.sbf ]; then
+  present "lambda (3 columns from column 4 of a wide panel)" panels.sbf 5 lambda.fa
+  present "tiny (6 columns of a wide panel)" panels.sbf 0 tiny.fa
+  present "tiny2 (1 column of a wide panel)" panels.sbf 4 tiny2.fa
+  present "wee (a plain panel)" panels.sbf 2 wee.fa
+else
+  not_ok "no false negatives through panels" "panels.sbf was not built"
 fi
 # the whole E. coli K-12 MG1655 genome (4.6 Mb), when Debian's ragout-examples is installed
 mg1655=/usr/share/doc/ragout/examples/E.Coli/references/MG1655-K12.fasta.gz

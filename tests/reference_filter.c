@@ -1,22 +1,36 @@
 /* reference_filter.c -- an independent reference implementation of sbf's filter, for
  * tests/reference.sh.
  *
- * Written only from the specification: doc/format.md (file layout, "The bits") and the comment
- * block and constants of filters/sbf_kmer.h. It includes and links nothing of sbf: the index
- * file is parsed here, XXH64 is implemented here, and the bits are computed here, directly and
- * slowly (every k-mer, every m-mer and every s-mer of it packed and hashed on its own; no
- * rolling windows), so that an error in the library's fast paths cannot hide in both.
+ * Written only from the specification: doc/format.md (file layout of format version 3, panels
+ * and the rule by which `sbf build` forms them, "The bits") and the comment block and constants
+ * of filters/sbf_kmer.h. It includes and links nothing of sbf: the index file is parsed here,
+ * XXH64 is implemented here, the panel rule is implemented here, and the bits are computed here,
+ * directly and slowly (every k-mer, every m-mer and every s-mer of it packed and hashed on its
+ * own; no rolling windows; every bit placed into its panel one at a time), so that an error in
+ * the library's fast paths cannot hide in both.
+ *
+ * Format version 3: after the header, one metadata record per target (counts, its number of
+ * shards N, fill, predicted FPR, clump chance, its panel, first column and number of columns),
+ * then one per panel (n shards per column, log2 of its width W, offset, size and XXH64 of its
+ * filter array). A target of c columns starting at column c0 of a panel holds a plain filter
+ * of N = n * c shards; bit b of its shard v is bit (v/c * shard_bits + b) * W + c0 + v%c of the
+ * panel's array (little-endian 64-bit words). A plain panel (W = 1) is one target's filter.
  *
  *   reference_filter build IDX.sbf K M S H SHARD_BITS BITS_PER_KMER NAME=FASTA...
  *       parses and checks IDX.sbf's header and metadata (expected parameters, offsets, sizes,
- *       checksums, counts, names), builds every target's filter from its FASTA files (one
- *       target per distinct NAME, in order of first appearance, as `sbf build` does) with the
- *       number of shards recorded in the file, and compares it byte for byte with the file's
- *       array. Prints one line per check: "ok ..." or "FAIL ..."; for each target
- *       "filter NAME: B bytes compared, D differ".
+ *       alignment, padding, checksums, counts, names, columns of every target in its panel),
+ *       forms the panels again by the rule of doc/format.md "Panels" from the targets' budgets
+ *       and checks that the file's panels (members, n, W, columns, numbering) are those; builds
+ *       every target's plain filter from its FASTA files (one target per distinct NAME, in order
+ *       of first appearance, as `sbf build` does) with the number of shards recorded in the
+ *       file, compares it byte for byte with the bits read out of the target's columns, and
+ *       compares each panel's whole array (every member placed into it, unused columns zero)
+ *       with the file's. Prints one line per check: "ok ..." or "FAIL ..."; for each target
+ *       "filter NAME: B bytes compared, D differ", for each panel "panel P: ...".
  *   reference_filter present IDX.sbf TARGET FASTA
  *       queries every k-mer of FASTA, and of its reverse complement, against target number
- *       TARGET (0-based) of IDX.sbf with the reference query; prints
+ *       TARGET (0-based) of IDX.sbf with the reference query through the panel layout (panel
+ *       shard (key*n)>>32, column c0 + ((key*n mod 2^32) * c) >> 32); prints
  *       "present: Q k-mers queried, A absent".
  * Exit status: 0 when every check passed, 1 when one failed, 2 on a usage or input error.
  * FASTA is plain (not compressed): '>' lines start a record, other lines are sequence (their
@@ -77,18 +91,6 @@ typedef struct {
     unsigned shard_bits, shard_log2;
 } params_t;
 
-/* The shard of the k-mer at km in a target of n_shards shards. */
-static uint64_t kmer_shard(const params_t *p, const char *km, uint64_t n_shards)
-{
-    uint32_t min_hash = UINT32_MAX;
-    for (int i = 0; i + p->m <= p->k; ++i) {
-        uint32_t hm = hash_word(canonical_word(km + i, p->m));
-        if (hm < min_hash)
-            min_hash = hm;
-    }
-    return ((uint64_t)mix32(min_hash ^ SEED_SHARD) * n_shards) >> 32;
-}
-
 /* Bit j of the s-mer at sm, inside its shard. */
 static unsigned smer_bit(const params_t *p, const char *sm, int j)
 {
@@ -97,38 +99,68 @@ static unsigned smer_bit(const params_t *p, const char *sm, int j)
     return (unsigned)(bits >> (j * p->shard_log2)) & (p->shard_bits - 1);
 }
 
-/* Filters as arrays of 64-bit words; shard i is words [i * shard_bits/64, (i+1) * ...). */
+/* The key of the k-mer at km: the minimizer hash mixed again, a 32-bit number. Its shard in a
+ * filter of n shards is (key * n) >> 32. */
+static uint32_t kmer_key(const params_t *p, const char *km)
+{
+    uint32_t min_hash = UINT32_MAX;
+    for (int i = 0; i + p->m <= p->k; ++i) {
+        uint32_t hm = hash_word(canonical_word(km + i, p->m));
+        if (hm < min_hash)
+            min_hash = hm;
+    }
+    return mix32(min_hash ^ SEED_SHARD);
+}
+
+/* Plain filters as arrays of 64-bit words; shard i is words [i * shard_bits/64, (i+1) * ...). */
 static void set_bit(uint64_t *words, const params_t *p, uint64_t shard, unsigned b)
 {
     words[shard * (p->shard_bits / 64) + b / 64] |= 1ULL << (b % 64);
 }
 
-/* A filter in the file: bytes, little-endian words; bit b of shard i is bit b%64 of its word
- * b/64. Read the word byte by byte, so that this is right on any host. */
-static int file_bit(const unsigned char *array, const params_t *p, uint64_t shard, unsigned b)
+static int get_bit(const uint64_t *words, const params_t *p, uint64_t shard, unsigned b)
 {
-    const unsigned char *w = array + shard * (p->shard_bits / 8) + (uint64_t)(b / 64) * 8;
+    return (int)((words[shard * (p->shard_bits / 64) + b / 64] >> (b % 64)) & 1);
+}
+
+/* Bit x of a filter array in the file: bit x%64 of its little-endian word x/64. Read the word
+ * byte by byte, so that this is right on any host. */
+static int array_bit(const unsigned char *array, uint64_t x)
+{
+    const unsigned char *w = array + (x / 64) * 8;
     uint64_t word = 0;
     for (int i = 7; i >= 0; --i)
         word = (word << 8) | w[i];
-    return (int)((word >> (b % 64)) & 1);
+    return (int)((word >> (x % 64)) & 1);
 }
 
 static void insert_kmer(uint64_t *words, const params_t *p, uint64_t n_shards, const char *km)
 {
-    uint64_t shard = kmer_shard(p, km, n_shards);
+    uint64_t shard = ((uint64_t)kmer_key(p, km) * n_shards) >> 32;
     for (int i = 0; i + p->s <= p->k; ++i)
         for (int j = 0; j < p->h; ++j)
             set_bit(words, p, shard, smer_bit(p, km + i, j));
 }
 
-static int query_kmer(const unsigned char *array, const params_t *p, uint64_t n_shards, const char *km)
+/* A panel's layout, as the query sees it: n shards per column, width W. */
+typedef struct {
+    const unsigned char *array;
+    uint64_t n, width;
+} panel_view_t;
+
+/* The query of a target of cols columns from col0 in a panel: the panel shard is (key*n)>>32
+ * and the column col0 + ((key*n mod 2^32) * cols) >> 32, computed from the panel's n directly
+ * (not through the target's N = n * cols, as the build does). */
+static int query_kmer(const panel_view_t *pv, const params_t *p, uint64_t col0, uint64_t cols, const char *km)
 {
-    uint64_t shard = kmer_shard(p, km, n_shards);
+    uint64_t kn = (uint64_t)kmer_key(p, km) * pv->n;
+    uint64_t shard = kn >> 32, col = col0 + (((kn & 0xffffffffULL) * cols) >> 32);
     for (int i = 0; i + p->s <= p->k; ++i)
-        for (int j = 0; j < p->h; ++j)
-            if (!file_bit(array, p, shard, smer_bit(p, km + i, j)))
+        for (int j = 0; j < p->h; ++j) {
+            uint64_t b = smer_bit(p, km + i, j);
+            if (!array_bit(pv->array, (shard * p->shard_bits + b) * pv->width + col))
                 return 0;
+        }
     return 1;
 }
 
@@ -284,30 +316,42 @@ static void check(int ok, const char *fmt, ...)
 
 static uint64_t align64(uint64_t x) { return (x + 63) / 64 * 64; }
 
-/* ---- the index file, per doc/format.md -------------------------------------------------------- */
+
+/* ---- the index file, per doc/format.md (version 3) -------------------------------------------- */
 
 typedef struct {
     char name[4097];
     uint32_t n_sources;
-    uint64_t bases, kmers, shards, offset, size, checksum;
-    double fill, fpr;
+    uint64_t bases, kmers, shards;
+    double fill, fpr, clump;
+    uint32_t panel, col0, cols;
 } target_t;
+
+typedef struct {
+    uint64_t n;     /* shards per column */
+    uint32_t log2w; /* log2 of the width */
+    uint64_t width;
+    uint64_t offset, size, checksum;
+} panel_t;
 
 typedef struct {
     unsigned char *buf;
     uint64_t file_size;
     params_t p;
     double bits_per_kmer;
-    uint32_t n_targets;
+    uint32_t n_targets, n_panels;
     target_t *t;
+    panel_t *pn;
 } index_t;
 
 static void index_free(index_t *ix)
 {
     free(ix->buf);
     free(ix->t);
+    free(ix->pn);
     ix->buf = NULL;
     ix->t = NULL;
+    ix->pn = NULL;
 }
 
 /* A bounds-checked reader of the metadata. */
@@ -334,7 +378,8 @@ static double take_f64(cursor_t *c)
     return d;
 }
 
-/* Loads and checks the layout of an index; exp (may be NULL) holds the expected parameters. */
+/* Loads and checks the layout of an index; exp (may be NULL) holds the expected parameters.
+ * Exits (status 1) after the checks when the layout cannot be read on safely. */
 static void load_index(index_t *ix, const char *path, const params_t *exp, double exp_bpk)
 {
     ix->buf = read_file(path, &ix->file_size);
@@ -344,7 +389,7 @@ static void load_index(index_t *ix, const char *path, const params_t *exp, doubl
         exit(1);
     }
     check(memcmp(b, "\x89SBF\r\n\x1a\n", 8) == 0, "header: magic");
-    check(le(b + 8, 4) == 2, "header: format version %" PRIu64 " (2)", le(b + 8, 4));
+    check(le(b + 8, 4) == 3, "header: format version %" PRIu64 " (3)", le(b + 8, 4));
     check(le(b + 12, 4) == 0x01020304, "header: byte-order mark 0x%08" PRIx64, le(b + 12, 4));
     check(le(b + 16, 4) == 128, "header: header size %" PRIu64 " (128)", le(b + 16, 4));
     ix->p.k = (int)le(b + 20, 4);
@@ -353,6 +398,7 @@ static void load_index(index_t *ix, const char *path, const params_t *exp, doubl
     ix->p.h = (int)le(b + 32, 4);
     ix->p.shard_bits = (unsigned)le(b + 36, 4);
     ix->n_targets = (uint32_t)le(b + 40, 4);
+    ix->n_panels = (uint32_t)le(b + 44, 4);
     uint64_t bits = le(b + 48, 8);
     memcpy(&ix->bits_per_kmer, &bits, 8);
     uint64_t meta_off = le(b + 56, 8), meta_size = le(b + 64, 8), meta_sum = le(b + 72, 8);
@@ -370,14 +416,17 @@ static void load_index(index_t *ix, const char *path, const params_t *exp, doubl
     params_ok = params_ok && (unsigned)ix->p.h * ix->p.shard_log2 <= 64;
     check(params_ok, "header: parameters valid");
     check(ix->n_targets >= 1 && ix->n_targets <= 65535, "header: %u targets", ix->n_targets);
-    int zero = le(b + 44, 4) == 0;
+    check(ix->n_panels >= 1 && ix->n_panels <= ix->n_targets, "header: %u panels (1 .. %u targets)", ix->n_panels,
+          ix->n_targets);
+    int zero = 1;
     for (int i = 96; i < 120; ++i)
         zero = zero && b[i] == 0;
-    check(zero, "header: reserved fields are zero");
+    check(zero, "header: reserved bytes 96..119 are zero");
     check(le(b + 120, 8) == xxh64(b, 120), "header: checksum %016" PRIx64, le(b + 120, 8));
     check(total == ix->file_size, "header: file size %" PRIu64 " (file: %" PRIu64 ")", total, ix->file_size);
     check(meta_off == 128, "header: metadata offset %" PRIu64 " (128)", meta_off);
-    if (!params_ok || meta_off != 128 || meta_size > ix->file_size - 128 || ix->n_targets < 1) {
+    if (!params_ok || meta_off != 128 || meta_size > ix->file_size - 128 || ix->n_targets < 1 || ix->n_panels < 1 ||
+        ix->n_panels > ix->n_targets) {
         check(0, "header: cannot read on");
         exit(1);
     }
@@ -389,9 +438,10 @@ static void load_index(index_t *ix, const char *path, const params_t *exp, doubl
         zero = b[i] == 0;
     check(zero, "metadata: padding after it is zero");
 
+    /* the target records, then the panel records */
     cursor_t c = { b + 128, b + 128 + meta_size };
     ix->t = calloc(ix->n_targets, sizeof *ix->t);
-    uint64_t next = data_off;
+    ix->pn = calloc(ix->n_panels, sizeof *ix->pn);
     for (uint32_t i = 0; i < ix->n_targets; ++i) {
         target_t *t = &ix->t[i];
         uint64_t len = take(&c, 4);
@@ -416,28 +466,238 @@ static void load_index(index_t *ix, const char *path, const params_t *exp, doubl
         t->shards = take(&c, 8);
         t->fill = take_f64(&c);
         t->fpr = take_f64(&c);
-        t->offset = take(&c, 8);
-        t->size = take(&c, 8);
-        t->checksum = take(&c, 8);
-        int placed = t->offset == next && t->offset % 64 == 0 && t->shards >= 1 &&
-                     t->size == t->shards * (ix->p.shard_bits / 8) && t->size <= ix->file_size - t->offset;
-        check(placed, "metadata: target %s: %" PRIu64 " shards, %" PRIu64 " bytes at offset %" PRIu64
-              " (expected at %" PRIu64 ")", t->name, t->shards, t->size, t->offset, next);
-        if (!placed)
-            exit(1);
-        check(xxh64(b + t->offset, t->size) == t->checksum, "metadata: target %s: filter checksum %016" PRIx64,
-              t->name, t->checksum);
-        zero = 1;
-        for (uint64_t j = t->offset + t->size; j < align64(t->offset + t->size) && j < ix->file_size; ++j)
-            zero = zero && b[j] == 0;
-        check(zero, "metadata: target %s: padding after the filter is zero", t->name);
-        next = align64(t->offset + t->size);
+        t->clump = take_f64(&c);
+        t->panel = (uint32_t)take(&c, 4);
+        t->col0 = (uint32_t)take(&c, 4);
+        t->cols = (uint32_t)take(&c, 4);
     }
-    check(c.p == c.end, "metadata: %td bytes left after the last target", c.end - c.p);
+    int fatal = 0;
+    uint64_t next = data_off;
+    for (uint32_t q = 0; q < ix->n_panels; ++q) {
+        panel_t *pn = &ix->pn[q];
+        pn->n = take(&c, 8);
+        pn->log2w = (uint32_t)take(&c, 4);
+        uint64_t reserved = take(&c, 4);
+        pn->offset = take(&c, 8);
+        pn->size = take(&c, 8);
+        pn->checksum = take(&c, 8);
+        int shape = pn->n >= 1 && pn->n <= (1ULL << 32) && pn->log2w <= 6;
+        check(shape, "metadata: panel %u: %" PRIu64 " shards per column (1 .. 2^32), log2 width %u (0 .. 6)", q,
+              pn->n, pn->log2w);
+        check(reserved == 0, "metadata: panel %u: reserved field %" PRIu64 " (0)", q, reserved);
+        if (!shape) {
+            fatal = 1;
+            break;
+        }
+        pn->width = 1ULL << pn->log2w;
+        uint64_t want = pn->n * (ix->p.shard_bits / 8) * pn->width;
+        int placed = pn->offset == next && pn->offset % 64 == 0 && pn->size == want &&
+                     pn->offset <= ix->file_size && pn->size <= ix->file_size - pn->offset;
+        check(placed, "metadata: panel %u: %" PRIu64 " bytes at offset %" PRIu64 " (expected %" PRIu64
+              " = %" PRIu64 " x %u/8 x %" PRIu64 " at %" PRIu64 ")", q, pn->size, pn->offset, want, pn->n,
+              ix->p.shard_bits, pn->width, next);
+        if (!placed) {
+            fatal = 1;
+            break;
+        }
+        check(xxh64(b + pn->offset, pn->size) == pn->checksum, "metadata: panel %u: filter checksum %016" PRIx64, q,
+              pn->checksum);
+        zero = 1;
+        for (uint64_t j = pn->offset + pn->size; j < align64(pn->offset + pn->size) && j < ix->file_size; ++j)
+            zero = zero && b[j] == 0;
+        check(zero, "metadata: panel %u: padding after the filter is zero", q);
+        next = align64(pn->offset + pn->size);
+    }
+    if (fatal)
+        exit(1);
+    check(c.p == c.end, "metadata: %td bytes left after the last panel", c.end - c.p);
     check(next == ix->file_size, "file ends right after the last filter, rounded up to 64 (%" PRIu64 ")", next);
+
+    /* every target in its panel: inside the width, no overlap, N = n x columns, clump in [0,1] */
+    int32_t (*owner)[64] = malloc(ix->n_panels * sizeof *owner);
+    uint32_t *members = calloc(ix->n_panels, sizeof *members);
+    for (uint32_t q = 0; q < ix->n_panels; ++q)
+        for (int j = 0; j < 64; ++j)
+            owner[q][j] = -1;
+    for (uint32_t i = 0; i < ix->n_targets; ++i) {
+        target_t *t = &ix->t[i];
+        int in = t->panel < ix->n_panels;
+        const panel_t *pn = in ? &ix->pn[t->panel] : NULL;
+        in = in && t->cols >= 1 && (uint64_t)t->col0 + t->cols <= pn->width;
+        check(in, "metadata: target %s: panel %u (of %u), columns %u + %u inside the width %" PRIu64, t->name,
+              t->panel, ix->n_panels, t->col0, t->cols, pn ? pn->width : 0);
+        if (!in) {
+            fatal = 1;
+            continue;
+        }
+        ++members[t->panel];
+        int free_cols = 1;
+        for (uint32_t j = t->col0; j < t->col0 + t->cols; ++j) {
+            if (owner[t->panel][j] >= 0) {
+                printf("# column %u of panel %u: targets %s and %s\n", j, t->panel, ix->t[owner[t->panel][j]].name,
+                       t->name);
+                free_cols = 0;
+            }
+            owner[t->panel][j] = (int32_t)i;
+        }
+        check(free_cols, "metadata: target %s: its columns overlap no other target's", t->name);
+        int n_ok = t->shards == pn->n * t->cols;
+        check(n_ok, "metadata: target %s: %" PRIu64 " shards = %" PRIu64 " per column x %u columns", t->name,
+              t->shards, pn->n, t->cols);
+        check(t->clump >= 0 && t->clump <= 1, "metadata: target %s: clump chance %g in [0, 1]", t->name, t->clump);
+        if (!free_cols || !n_ok)
+            fatal = 1;
+    }
+    for (uint32_t q = 0; q < ix->n_panels; ++q) {
+        check(members[q] >= 1, "metadata: panel %u holds %u targets (at least 1)", q, members[q]);
+        if (ix->pn[q].width == 1)
+            check(members[q] == 1, "metadata: panel %u is plain (width 1) and holds %u targets (1)", q, members[q]);
+    }
+    free(owner);
+    free(members);
+    if (fatal)
+        exit(1);
+}
+
+/* ---- the panel rule of doc/format.md "Panels" --------------------------------------------------- */
+
+typedef struct {
+    uint32_t panel, col0, cols;
+} place_t;
+
+typedef struct {
+    uint64_t n, width;
+} shape_t;
+
+static const uint64_t *sort_budget;
+
+/* budget, largest first; ties in target order */
+static int by_budget(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    if (sort_budget[x] != sort_budget[y])
+        return sort_budget[x] > sort_budget[y] ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+static uint64_t pow2_at_least(uint64_t x)
+{
+    uint64_t w = 1;
+    while (w < x)
+        w *= 2;
+    return w;
+}
+
+/* Forms the panels of nt targets of budgets D (in shards); fills place[nt] and shape[], returns
+ * the number of panels. Panels are numbered in the order of their first target, members take
+ * consecutive columns in target order from column 0. */
+static uint32_t form_panels(uint32_t nt, const uint64_t *D, double slack, place_t *place, shape_t *shape)
+{
+    uint32_t *list = malloc(nt * sizeof *list), left = nt;
+    for (uint32_t i = 0; i < nt; ++i)
+        list[i] = i;
+    sort_budget = D;
+    qsort(list, nt, sizeof *list, by_budget);
+
+    uint32_t *mem = malloc(nt * sizeof *mem), *best = malloc(nt * sizeof *best);
+    uint64_t *memc = malloc(nt * sizeof *memc), *bestc = malloc(nt * sizeof *bestc);
+    uint32_t *formed_of = malloc(nt * sizeof *formed_of); /* formed panel of each target */
+    uint64_t *cols_of = malloc(nt * sizeof *cols_of);
+    shape_t *formed = malloc(nt * sizeof *formed);
+    uint32_t *first = malloc(nt * sizeof *first); /* first target (lowest number) of each formed panel */
+    unsigned char *gone = calloc(nt, 1);
+    uint32_t n_formed = 0;
+    while (left > 0) {
+        uint32_t L = list[0], best_k = 0;
+        uint64_t best_n = 0, best_w = 0;
+        for (uint64_t cL = 1; cL <= 64; ++cL) {
+            uint64_t n = (D[L] + cL - 1) / cL, taken = 0, sum = 0;
+            uint32_t k = 0;
+            for (uint32_t i = 0; i < left; ++i) {
+                uint32_t t = list[i];
+                uint64_t c = (D[t] + n - 1) / n;
+                if ((double)(c * n) <= (double)D[t] * (1 + slack) && c * n <= (1ULL << 32) && taken + c <= 64) {
+                    mem[k] = t;
+                    memc[k++] = c;
+                    taken += c;
+                    sum += D[t];
+                }
+            }
+            if (k == 0 || mem[0] != L)
+                continue; /* L does not join: this cL counts for nothing */
+            uint64_t w = pow2_at_least(taken);
+            while (k > 1 && (double)n * (double)w > (1 + slack) * (double)sum) {
+                --k;
+                taken -= memc[k];
+                sum -= D[mem[k]];
+                w = pow2_at_least(taken);
+            }
+            if (k > best_k || (k == best_k && w < best_w)) { /* among equals the smallest W, then cL */
+                best_k = k;
+                best_n = n;
+                best_w = w;
+                memcpy(best, mem, k * sizeof *mem);
+                memcpy(bestc, memc, k * sizeof *memc);
+            }
+        }
+        if (best_k < 2) { /* a plain panel of n = D_L shards */
+            best_k = 1;
+            best[0] = L;
+            bestc[0] = 1;
+            best_n = D[L];
+            best_w = 1;
+        }
+        formed[n_formed] = (shape_t){ best_n, best_w };
+        first[n_formed] = UINT32_MAX;
+        for (uint32_t j = 0; j < best_k; ++j) {
+            formed_of[best[j]] = n_formed;
+            cols_of[best[j]] = bestc[j];
+            gone[best[j]] = 1;
+            if (best[j] < first[n_formed])
+                first[n_formed] = best[j];
+        }
+        ++n_formed;
+        uint32_t kept = 0;
+        for (uint32_t i = 0; i < left; ++i)
+            if (!gone[list[i]])
+                list[kept++] = list[i];
+        left = kept;
+    }
+    /* numbering: in the order of the panels' first targets; columns in target order */
+    uint32_t *number = malloc(n_formed * sizeof *number), n_panels = 0;
+    uint64_t *next_col = calloc(n_formed, sizeof *next_col);
+    for (uint32_t t = 0; t < nt; ++t) {
+        uint32_t f = formed_of[t];
+        if (first[f] == t) {
+            number[f] = n_panels;
+            shape[n_panels++] = formed[f];
+        }
+        place[t] = (place_t){ number[f], (uint32_t)next_col[f], (uint32_t)cols_of[t] };
+        next_col[f] += cols_of[t];
+    }
+    free(list);
+    free(mem);
+    free(best);
+    free(memc);
+    free(bestc);
+    free(formed_of);
+    free(cols_of);
+    free(formed);
+    free(first);
+    free(gone);
+    free(number);
+    free(next_col);
+    return n_panels;
 }
 
 /* ---- commands --------------------------------------------------------------------------------- */
+
+/* The bit of a panel array of width w that holds bit b of shard v of a target of cols columns
+ * from col0: panel shard v / cols, column col0 + v % cols. */
+static uint64_t panel_bit(unsigned shard_bits, uint64_t w, uint64_t col0, uint64_t cols, uint64_t v, unsigned b)
+{
+    return ((v / cols) * shard_bits + b) * w + col0 + v % cols;
+}
 
 static int cmd_build(int argc, char **argv)
 {
@@ -448,6 +708,7 @@ static int cmd_build(int argc, char **argv)
     index_t ix;
     load_index(&ix, argv[2], &exp, exp_bpk);
     const params_t *p = &ix.p;
+    const unsigned sb = p->shard_bits;
 
     /* targets: distinct NAMEs, in order of first appearance */
     int n_args = argc - 9;
@@ -478,13 +739,13 @@ static int cmd_build(int argc, char **argv)
         return 1;
     }
 
-    uint64_t total_bytes = 0, total_diff = 0;
+    /* every target's plain filter, of the N = n x columns shards the file records */
+    uint64_t **words = calloc((size_t)n_targets, sizeof *words), *kmers = calloc((size_t)n_targets, sizeof *kmers);
     for (int t = 0; t < n_targets; ++t) {
         target_t *tt = &ix.t[t];
         const char *name = NULL;
-        uint64_t n_shards = tt->shards, n_words = n_shards * (p->shard_bits / 64);
-        uint64_t *words = calloc(n_words, 8);
-        uint64_t bases = 0, kmers = 0;
+        uint64_t n_shards = tt->shards, bases = 0;
+        words[t] = calloc(n_shards * (sb / 64), 8);
         for (int a = 0; a < n_args; ++a) {
             if (arg_target[a] != t)
                 continue;
@@ -495,8 +756,8 @@ static int cmd_build(int argc, char **argv)
                 bases += len;
                 for (uint64_t i = 0; i + (uint64_t)p->k <= len; ++i)
                     if (all_valid(*r + i, p->k)) {
-                        insert_kmer(words, p, n_shards, *r + i);
-                        ++kmers;
+                        insert_kmer(words[t], p, n_shards, *r + i);
+                        ++kmers[t];
                     }
                 free(*r);
             }
@@ -504,53 +765,137 @@ static int cmd_build(int argc, char **argv)
         }
         check(strcmp(name, tt->name) == 0, "target %d: name '%s' (given '%s')", t, tt->name, name);
         check(tt->bases == bases, "target %s: %" PRIu64 " bases read (reference: %" PRIu64 ")", name, tt->bases, bases);
-        check(tt->kmers == kmers, "target %s: %" PRIu64 " k-mer positions inserted (reference: %" PRIu64 ")", name,
-              tt->kmers, kmers);
-        if (ix.bits_per_kmer > 0) {
-            uint64_t want = (uint64_t)ceil((double)kmers * ix.bits_per_kmer / p->shard_bits);
-            check(tt->shards == want, "target %s: %" PRIu64 " shards = ceil(%" PRIu64 " k-mers x %g bits / %u) = %" PRIu64,
-                  name, tt->shards, kmers, ix.bits_per_kmer, p->shard_bits, want);
-        }
+        check(tt->kmers == kmers[t], "target %s: %" PRIu64 " k-mer positions inserted (reference: %" PRIu64 ")", name,
+              tt->kmers, kmers[t]);
+    }
 
-        /* the reference's bytes: each word little-endian */
-        unsigned char *mine = malloc(n_words * 8);
+    /* the panels: budgets, then the rule, then the file's panels against the rule's */
+    uint64_t *budget = calloc((size_t)n_targets, sizeof *budget);
+    double slack = ix.bits_per_kmer > 0 ? 0.25 : 0; /* --bits-per-kmer sizing, or --size (exact sizes) */
+    for (int t = 0; t < n_targets; ++t) {
+        if (ix.bits_per_kmer > 0) {
+            double d = ceil((double)kmers[t] * ix.bits_per_kmer / sb);
+            budget[t] = d < 1 ? 1 : (uint64_t)d;
+            check(ix.t[t].shards >= budget[t] && (double)ix.t[t].shards <= 1.25 * (double)budget[t],
+                  "target %s: %" PRIu64 " shards, 1 to 1.25 times its budget ceil(%" PRIu64 " k-mers x %g bits / %u) = %"
+                  PRIu64, ix.t[t].name, ix.t[t].shards, kmers[t], ix.bits_per_kmer, sb, budget[t]);
+        } else {
+            budget[t] = ix.t[t].shards; /* --size: every target its size in shards, exactly */
+        }
+    }
+    place_t *place = calloc((size_t)n_targets, sizeof *place);
+    shape_t *shape = calloc((size_t)n_targets, sizeof *shape);
+    uint32_t n_panels = form_panels((uint32_t)n_targets, budget, slack, place, shape);
+    check(n_panels == ix.n_panels, "panels: %u in the file, %u by the rule of doc/format.md", ix.n_panels, n_panels);
+    for (int t = 0; t < n_targets; ++t) {
+        const target_t *tt = &ix.t[t];
+        const place_t *r = &place[t];
+        const panel_t *pn = &ix.pn[tt->panel];
+        int same = tt->panel == r->panel && tt->col0 == r->col0 && tt->cols == r->cols && r->panel < ix.n_panels &&
+                   pn->n == shape[r->panel].n && pn->width == shape[r->panel].width;
+        check(same, "panels: target %s (budget %" PRIu64 "): panel %u, columns %u+%u of %" PRIu64 ", n %" PRIu64
+              " (rule: panel %u, columns %u+%u of %" PRIu64 ", n %" PRIu64 ")", tt->name, budget[t], tt->panel,
+              tt->col0, tt->cols, pn->width, pn->n, r->panel, r->col0, r->cols, shape[r->panel].width,
+              shape[r->panel].n);
+    }
+    for (uint32_t q = 0; q < n_panels && q < ix.n_panels; ++q)
+        check(ix.pn[q].n == shape[q].n && ix.pn[q].width == shape[q].width,
+              "panels: panel %u: n %" PRIu64 ", width %" PRIu64 " (rule: n %" PRIu64 ", width %" PRIu64 ")", q,
+              ix.pn[q].n, ix.pn[q].width, shape[q].n, shape[q].width);
+
+    /* each target: its filter read out of its columns against the reference's */
+    uint64_t total_bytes = 0, total_diff = 0;
+    for (int t = 0; t < n_targets; ++t) {
+        const target_t *tt = &ix.t[t];
+        const char *name = tt->name;
+        const panel_t *pn = &ix.pn[tt->panel];
+        uint64_t n_shards = tt->shards, n_words = n_shards * (sb / 64), size = n_words * 8;
+        const unsigned char *array = ix.buf + pn->offset;
+        unsigned char *mine = malloc(size), *theirs = calloc(size, 1);
         uint64_t set = 0;
         for (uint64_t w = 0; w < n_words; ++w) {
             for (int i = 0; i < 8; ++i)
-                mine[w * 8 + (uint64_t)i] = (unsigned char)(words[w] >> (8 * i));
-            set += (uint64_t)__builtin_popcountll(words[w]);
+                mine[w * 8 + (uint64_t)i] = (unsigned char)(words[t][w] >> (8 * i));
+            set += (uint64_t)__builtin_popcountll(words[t][w]);
         }
-        const unsigned char *theirs = ix.buf + tt->offset;
+        for (uint64_t v = 0; v < n_shards; ++v)
+            for (unsigned bit = 0; bit < sb; ++bit)
+                if (array_bit(array, panel_bit(sb, pn->width, tt->col0, tt->cols, v, bit)))
+                    theirs[v * (sb / 8) + bit / 8] |= (unsigned char)(1u << (bit % 8));
         uint64_t diff = 0, first = UINT64_MAX;
-        for (uint64_t i = 0; i < tt->size; ++i)
+        for (uint64_t i = 0; i < size; ++i)
             if (mine[i] != theirs[i]) {
                 if (first == UINT64_MAX)
                     first = i;
                 ++diff;
             }
         if (diff)
-            printf("# target %s: first difference at byte %" PRIu64 " of the array (shard %" PRIu64
-                   "): reference %02x, file %02x\n", name, first, first / (p->shard_bits / 8), mine[first], theirs[first]);
-        check(diff == 0, "filter %s: %" PRIu64 " bytes compared, %" PRIu64 " differ", name, tt->size, diff);
-        total_bytes += tt->size;
+            printf("# target %s: first difference at byte %" PRIu64 " of the filter (shard %" PRIu64
+                   "): reference %02x, file %02x\n", name, first, first / (sb / 8), mine[first], theirs[first]);
+        check(diff == 0, "filter %s: %" PRIu64 " bytes compared, %" PRIu64 " differ (%" PRIu64 " shards in columns %u+%u"
+              " of panel %u)", name, size, diff, n_shards, tt->col0, tt->cols, tt->panel);
+        total_bytes += size;
         total_diff += diff;
 
-        /* fill and predicted false-positive rate, from the reference's bits */
-        double fill = (double)set / ((double)n_shards * p->shard_bits), fpr = 0;
+        /* fill and predicted false-positive rate, from the reference's plain filter */
+        double fill = (double)set / ((double)n_shards * sb), fpr = 0;
         for (uint64_t s = 0; s < n_shards; ++s) {
             uint64_t in_shard = 0;
-            for (unsigned w = 0; w < p->shard_bits / 64; ++w)
-                in_shard += (uint64_t)__builtin_popcountll(words[s * (p->shard_bits / 64) + w]);
-            fpr += pow((double)in_shard / p->shard_bits, p->h * (p->k - p->s + 1));
+            for (unsigned w = 0; w < sb / 64; ++w)
+                in_shard += (uint64_t)__builtin_popcountll(words[t][s * (sb / 64) + w]);
+            fpr += pow((double)in_shard / sb, p->h * (p->k - p->s + 1));
         }
         fpr /= (double)n_shards;
         check(fabs(tt->fill - fill) <= 1e-12, "target %s: fill %.9f (reference %.9f)", name, tt->fill, fill);
         check(fabs(tt->fpr - fpr) <= 1e-9 * fpr + 1e-300, "target %s: predicted FPR %.6e (reference %.6e)", name,
               tt->fpr, fpr);
         free(mine);
-        free(words);
+        free(theirs);
     }
-    printf("# total: %" PRIu64 " bytes compared, %" PRIu64 " differ\n", total_bytes, total_diff);
+    printf("# total: %" PRIu64 " bytes of filters compared, %" PRIu64 " differ\n", total_bytes, total_diff);
+
+    /* each panel: every member placed into a fresh array, unused columns zero, against the file */
+    for (uint32_t q = 0; q < ix.n_panels; ++q) {
+        const panel_t *pn = &ix.pn[q];
+        uint64_t n_words = pn->size / 8;
+        uint64_t *pw = calloc(n_words, 8);
+        uint32_t in = 0, used = 0;
+        for (int t = 0; t < n_targets; ++t) {
+            const target_t *tt = &ix.t[t];
+            if (tt->panel != q)
+                continue;
+            ++in;
+            used += tt->cols;
+            for (uint64_t v = 0; v < tt->shards; ++v)
+                for (unsigned bit = 0; bit < sb; ++bit)
+                    if (get_bit(words[t], p, v, bit)) {
+                        uint64_t x = panel_bit(sb, pn->width, tt->col0, tt->cols, v, bit);
+                        pw[x / 64] |= 1ULL << (x % 64);
+                    }
+        }
+        const unsigned char *theirs = ix.buf + pn->offset;
+        uint64_t diff = 0, first = UINT64_MAX;
+        for (uint64_t i = 0; i < pn->size; ++i)
+            if ((unsigned char)(pw[i / 8] >> (8 * (i % 8))) != theirs[i]) {
+                if (first == UINT64_MAX)
+                    first = i;
+                ++diff;
+            }
+        if (diff)
+            printf("# panel %u: first difference at byte %" PRIu64 " of the array: reference %02x, file %02x\n", q,
+                   first, (unsigned)(unsigned char)(pw[first / 8] >> (8 * (first % 8))), theirs[first]);
+        check(diff == 0, "panel %u: %" PRIu64 " bytes compared, %" PRIu64 " differ (%u targets in %u of %" PRIu64
+              " columns, %" PRIu64 " shards per column)", q, pn->size, diff, in, used, pn->width, pn->n);
+        free(pw);
+    }
+
+    for (int t = 0; t < n_targets; ++t)
+        free(words[t]);
+    free(words);
+    free(kmers);
+    free(budget);
+    free(place);
+    free(shape);
     free(arg_name);
     free(arg_file);
     free(arg_target);
@@ -585,7 +930,9 @@ static int cmd_present(int argc, char **argv)
         return 2;
     }
     const params_t *p = &ix.p;
-    const unsigned char *array = ix.buf + ix.t[t].offset;
+    const target_t *tt = &ix.t[t];
+    const panel_t *pn = &ix.pn[tt->panel];
+    panel_view_t pv = { ix.buf + pn->offset, pn->n, pn->width };
     uint64_t queried = 0, absent = 0;
     char **recs = read_fasta(argv[4]);
     for (char **r = recs; *r; ++r) {
@@ -595,7 +942,7 @@ static int cmd_present(int argc, char **argv)
             for (uint64_t i = 0; i + (uint64_t)p->k <= len; ++i)
                 if (all_valid(strands[st] + i, p->k)) {
                     ++queried;
-                    if (!query_kmer(array, p, ix.t[t].shards, strands[st] + i)) {
+                    if (!query_kmer(&pv, p, tt->col0, tt->cols, strands[st] + i)) {
                         if (absent < 5)
                             printf("# absent: %.*s\n", p->k, strands[st] + i);
                         ++absent;
@@ -605,6 +952,8 @@ static int cmd_present(int argc, char **argv)
         free(*r);
     }
     free(recs);
+    printf("# target %s: columns %u+%u of panel %u (width %" PRIu64 ", %" PRIu64 " shards per column)\n", tt->name,
+           tt->col0, tt->cols, tt->panel, pn->width, pn->n);
     check(absent == 0 && queried > 0, "present: %" PRIu64 " k-mers queried (both strands), %" PRIu64 " absent",
           queried, absent);
     index_free(&ix);

@@ -352,6 +352,44 @@ static void test_size_option(void **state)
     free(ref);
 }
 
+/* Where each target's filter lies (sbf_index_target_panel): with --size every target gets
+ * exactly that size, so equal targets share panels only in powers of two (3 targets: a wide
+ * panel of 2 and a filter of its own), and each keeps the size asked for. */
+static void test_target_panel(void **state)
+{
+    (void)state;
+    test_seed(44);
+    sbf_opt_t o = test_opt(31, 25, 25, 2, 16);
+    o.size_bytes = 64 * 100;
+    char *refs[3] = {random_dna(3000), random_dna(2000), random_dna(4000)};
+    sbf_builder_t *b;
+    sbf_index_t *idx;
+    assert_int_equal(sbf_builder_init(&o, &b), SBF_OK);
+    for (int t = 0; t < 3; ++t) {
+        char name[8];
+        snprintf(name, sizeof name, "t%d", t);
+        assert_int_equal(sbf_builder_add_target(b, name), t);
+        assert_int_equal(sbf_builder_add_seq(b, t, refs[t], strlen(refs[t])), SBF_OK);
+    }
+    assert_int_equal(sbf_builder_finish(b, &idx), SBF_OK);
+    int panel[3], cols[3], width[3];
+    for (int t = 0; t < 3; ++t) {
+        sbf_target_info_t ti;
+        assert_int_equal(sbf_index_target(idx, t, &ti), SBF_OK);
+        assert_int_equal(ti.bytes, 6400);   /* --size exactly, in a panel or not */
+        assert_int_equal(sbf_index_target_panel(idx, t, &panel[t], &cols[t], &width[t]), SBF_OK);
+        assert_int_equal(cols[t], 1);
+    }
+    assert_true(panel[0] == 1 && panel[1] == 1 && width[0] == 2 && width[1] == 2);
+    assert_true(panel[2] == 2 && width[2] == 1);
+    assert_int_equal(sbf_index_target_panel(idx, 0, NULL, NULL, NULL), SBF_OK);
+    assert_int_equal(sbf_index_target_panel(idx, 3, &panel[0], NULL, NULL), SBF_E_PARAM);
+    assert_non_null(strstr(sbf_last_error(), "no target number 3"));
+    sbf_index_destroy(idx);
+    for (int t = 0; t < 3; ++t)
+        free(refs[t]);
+}
+
 /* Without a usable GPU (CI): asking for one fails with a clear message and changes nothing;
  * with one, queries on it give the CPU's answers. */
 static void test_gpu_selection(void **state)
@@ -403,6 +441,7 @@ int main(void)
         cmocka_unit_test(test_concurrent_queries),
         cmocka_unit_test(test_last_error_is_per_thread),
         cmocka_unit_test(test_size_option),
+        cmocka_unit_test(test_target_panel),
         cmocka_unit_test(test_gpu_selection),
         cmocka_unit_test(test_classify_api),
     };

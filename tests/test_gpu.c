@@ -446,8 +446,28 @@ static void test_query_identical(void **state)
     }
 }
 
-/* 9 targets of different sizes (the default kernels take 8 per launch: two launches, the second
- * with one target), at default and other parameters: reads from two of them, reverse
+/* The targets of an index of plain panels only (each target its own filter at its budget), as
+ * format 2 stored every index: the v10 kernel's 8 targets per launch. */
+static sbf_index_t *plain_index(const sbf_opt_t *o, char *const *g, const size_t *glen, int R)
+{
+    sbf_params_t p = {o->k, o->m, o->s, o->hashes, o->shard_bits};
+    sbf_index_t *idx = sbf_idx_new(&p);
+    assert_non_null(idx);
+    for (int t = 0; t < R; ++t) {
+        sbf_seqbuf_t sb;
+        sbf_seqbuf_init(&sb);
+        assert_int_equal(sbf_seqbuf_append(&sb, sbf_nt4_ascii, (const uint8_t *)g[t], glen[t], p.k), 0);
+        assert_int_equal(sbf_idx_add_target(idx, "plain", sbf_shards_for(&p, sb.kmers, o->bits_per_kmer)), t);
+        assert_int_equal(sbf_build_target(idx, &idx->targets[t], sb.codes, sb.len, 2), 0);
+        sbf_seqbuf_free(&sb);
+    }
+    return idx;
+}
+
+/* 9 targets of different sizes, at default and other parameters, in two layouts: the panels
+ * sbf build forms (wide panels, targets of one and of several columns: the panel kernel for the
+ * compiled sets, v6 for the others) and plain panels only (the default kernels take 8 per
+ * launch: two launches, the second with one target). Reads from two of them, reverse
  * complements, random, N, IUPAC, lower case; hits of every target identical to the CPU's, from
  * ASCII and from BAM's packing. */
 static void test_query_many_targets(void **state)
@@ -463,18 +483,29 @@ static void test_query_many_targets(void **state)
         glen[t] = 150000 + 60000 * (size_t)t;
         g[t] = random_dna(glen[t]);
     }
-    for (int set = 0; set < 3; ++set) {
+    for (int run = 0; run < 6; ++run) {
+        const int set = run / 2, plain = run % 2;
         sbf_opt_t o = sets[set];
         sbf_builder_t *b;
         sbf_index_t *idx;
-        assert_int_equal(sbf_builder_init(&o, &b), 0);
-        for (int t = 0; t < R; ++t) {
-            char name[8];
-            snprintf(name, sizeof name, "g%d", t);
-            assert_int_equal(sbf_builder_add_target(b, name), t);
-            assert_int_equal(sbf_builder_add_seq(b, t, g[t], glen[t]), 0);
+        if (plain) {
+            idx = plain_index(&o, g, glen, R);
+        } else {
+            assert_int_equal(sbf_builder_init(&o, &b), 0);
+            for (int t = 0; t < R; ++t) {
+                char name[8];
+                snprintf(name, sizeof name, "g%d", t);
+                assert_int_equal(sbf_builder_add_target(b, name), t);
+                assert_int_equal(sbf_builder_add_seq(b, t, g[t], glen[t]), 0);
+            }
+            assert_int_equal(sbf_builder_finish(b, &idx), 0);
         }
-        assert_int_equal(sbf_builder_finish(b, &idx), 0);
+        int wide = 0, split = 0;
+        for (int q = 0; q < idx->n_panels; ++q)
+            wide += idx->panels[q].log2_width > 0;
+        for (int t = 0; t < R; ++t)
+            split += idx->targets[t].cols > 1;
+        assert_true(plain ? wide == 0 : wide >= 1 && split >= 1);
         char *src[2] = {g[2], g[8]};
         const size_t slen[2] = {glen[2], glen[8]};
         read_set_t rs;
@@ -503,9 +534,9 @@ static void test_query_many_targets(void **state)
         if (sbf_gpu_query_nt16(gi, n, rs.packed, rs.lens, kg, hg) != 0)
             fail_msg("%s", sbf_error_message());
         bad += count_differ("9 targets nt16", &rs, R, kc, hc, kg, hg);
-        print_message("query k=%d m=%d s=%d H=%d, 9 targets: %zu reads, hits per target %llu .. %llu: %zu differ (GPU, "
-                      "ASCII and nt16)\n", o.k, o.m, o.s, o.hashes, n, (unsigned long long)hits[0],
-                      (unsigned long long)hits[R - 1], bad);
+        print_message("query k=%d m=%d s=%d H=%d, 9 targets in %d panels (%d wide, %d split targets): %zu reads, hits per "
+                      "target %llu .. %llu: %zu differ (GPU, ASCII and nt16)\n", o.k, o.m, o.s, o.hashes, idx->n_panels,
+                      wide, split, n, (unsigned long long)hits[0], (unsigned long long)hits[R - 1], bad);
         assert_int_equal(bad, 0);
         sbf_gpu_index_free(gi);
         sbf_index_destroy(idx);
@@ -530,17 +561,25 @@ static void test_kmers_identical(void **state)
     const sbf_opt_t sets[3] = {test_opt(31, 25, 25, 2, 4), test_opt(25, 13, 20, 3, 4), test_opt(31, 25, 25, 1, 4)};
     const size_t glen[3] = {400000, 120000, 20000};
     char *g[3] = {random_dna(glen[0]), random_dna(glen[1]), random_dna(glen[2])};
-    for (int set = 0; set < 3; ++set) {
+    /* each set in the panels sbf build forms (here one wide panel of the three) and in plain
+     * panels (the v10 kernel's presence for the compiled sets) */
+    for (int run = 0; run < 6; ++run) {
+        const int set = run / 2;
         sbf_builder_t *b;
         sbf_index_t *idx;
-        assert_int_equal(sbf_builder_init(&sets[set], &b), 0);
-        for (int t = 0; t < 3; ++t) {
-            char name[8];
-            snprintf(name, sizeof name, "g%d", t);
-            assert_int_equal(sbf_builder_add_target(b, name), t);
-            assert_int_equal(sbf_builder_add_seq(b, t, g[t], glen[t]), 0);
+        if (run % 2) {
+            idx = plain_index(&sets[set], g, glen, 3);
+        } else {
+            assert_int_equal(sbf_builder_init(&sets[set], &b), 0);
+            for (int t = 0; t < 3; ++t) {
+                char name[8];
+                snprintf(name, sizeof name, "g%d", t);
+                assert_int_equal(sbf_builder_add_target(b, name), t);
+                assert_int_equal(sbf_builder_add_seq(b, t, g[t], glen[t]), 0);
+            }
+            assert_int_equal(sbf_builder_finish(b, &idx), 0);
+            assert_true(idx->panels[idx->targets[0].panel].log2_width > 0);
         }
-        assert_int_equal(sbf_builder_finish(b, &idx), 0);
         const size_t k = (size_t)sets[set].k;
         const size_t lens[] = {k - 1, k, k + 1, 100, 2048 + k - 1, 2048 + k, 4096 + k + 7, 65536 + 3, 300000};
         const size_t n_seqs = getenv("SBF_GPU_QUICK") ? 7 : sizeof lens / sizeof lens[0];

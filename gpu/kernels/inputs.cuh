@@ -6,9 +6,29 @@
 
 #include "params.cuh"
 
+/* A target's filter on the device: its panel's array and shard count, and its columns there
+ * (a plain panel: log2_width 0, col0 0, cols 1). */
 struct dev_target {
     const unsigned long long *bits;
     uint64_t n_shards;
+    unsigned log2_width, col0, cols;
+};
+
+/* One wide panel (2^log2_width columns, format 3) as the panel kernel takes it: a kernel
+ * parameter, filled once at upload. */
+#define PANEL_MAX_SPLIT 64
+struct panel_args {
+    const uint32_t *bits;  /* n_shards * 512 << log2_width bits */
+    uint32_t n_shards;     /* below 2^32 (the host checks) */
+    unsigned log2_width;
+    int R;                 /* targets of the index: hits[i * R + r] */
+    uint32_t whole[2];     /* the columns of one-column targets (0-31, 32-63) */
+    int16_t target[64];    /* the target whose one column this is, else -1 */
+    int n_split;           /* targets of several columns */
+    struct {
+        uint8_t col0, cols;
+        int target;
+    } split[PANEL_MAX_SPLIT];
 };
 
 /* Sequence formats of the query kernels: base q of a buffer as a 2-bit code (4: not a base). */

@@ -33,7 +33,8 @@
 struct target_group {
     const uint32_t *bits[QGROUP];
     uint32_t n_shards[QGROUP]; /* below 2^32 (the host checks) */
-    int g, r0, R;    /* targets r0 .. r0 + g - 1 of R (g may be 0: k-mer counts only) */
+    int r[QGROUP];   /* their target numbers, of R */
+    int g, R;        /* g targets (may be 0: k-mer counts only) */
     uint32_t pw[32]; /* pw[i] = 2^i, opaque to the compiler */
 };
 
@@ -149,7 +150,7 @@ struct step_scan {
 /* One step of the compiled-set queries at the lane's position, whatever the probe: the scan,
  * whether a k-mer ends here, its shard key (sbf_shard_key) and its k-s+1 s-mer hashes, sm[u]
  * ending u positions back (one shuffle each, from this step or the previous one). Shared by
- * query_run_kernel and the many-target panel prototype (bench/gpu_bench_panel.cu). */
+ * query_run_kernel and the panel kernel (kernels/query_panel.cuh). */
 template <class PT>
 struct kmer_step {
     step_scan<PT> sc;
@@ -259,7 +260,7 @@ __global__ void __launch_bounds__(256, GROUP == 1 ? 5 : 3)
 #pragma unroll
             for (int t = 0; t < GROUP; ++t)
                 if (t < g)
-                    hits[i * (uint64_t)tg.R + (uint64_t)(tg.r0 + t)] = count[t];
+                    hits[i * (uint64_t)tg.R + (uint64_t)tg.r[t]] = count[t];
             if (kmers)
                 kmers[i] = nk;
         }

@@ -7,13 +7,15 @@
 #include "inputs.cuh"
 #include "warp_scan.cuh"
 
+/* the s-mer's H bits in column col of a shard whose positions hold 2^lw columns */
 template <class PT>
-__device__ __forceinline__ int smer_present(const unsigned long long *__restrict__ w, uint32_t h, const PT &p)
+__device__ __forceinline__ int smer_present(const unsigned long long *__restrict__ w, uint32_t h, const PT &p,
+                                            unsigned lw, unsigned col)
 {
     unsigned long long all = 1;
     for (unsigned b = 0; b < p.H(); ++b) {
-        unsigned bit = sbf_smer_bit(h, b, p.log2b());
-        all &= __ldg(w + (bit >> 6)) >> (bit & 63);
+        const unsigned at = (sbf_smer_bit(h, b, p.log2b()) << lw) + col;
+        all &= __ldg(w + (at >> 6)) >> (at & 63);
     }
     return (int)(all & 1);
 }
@@ -55,14 +57,19 @@ __global__ void __launch_bounds__(256) query_warp_kernel(const uint8_t *__restri
                     for (int t = 0; t < GROUP; ++t) {
                         if (t >= g)
                             break;
+                        /* a target of a wide panel: the panel's shard, the target's column
+                         * (sbf_panel_column); a plain one: lw 0, column 0 */
                         const dev_target tg = targets[r0 + t];
-                        const unsigned long long *w = tg.bits + sbf_shard_of_key(key, tg.n_shards) * p.words();
+                        const unsigned long long *w =
+                            tg.bits + ((sbf_shard_of_key(key, tg.n_shards) * p.words()) << tg.log2_width);
+                        const unsigned col =
+                            tg.col0 + (tg.cols > 1 ? sbf_panel_column(key, tg.n_shards, tg.cols) : 0u);
                         int present = 1;
 #pragma unroll
                         for (unsigned j = 0; j < RING; ++j) {
                             if (j > p.extra())
                                 break;
-                            present &= smer_present(w, smer[j], p);
+                            present &= smer_present(w, smer[j], p, tg.log2_width, col);
                         }
                         count[t] += present;
                         if (t == 0)
