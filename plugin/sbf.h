@@ -39,9 +39,9 @@ extern "C" {
 #endif
 
 #define SBF_VERSION_MAJOR 0
-#define SBF_VERSION_MINOR 5
+#define SBF_VERSION_MINOR 6
 #define SBF_VERSION_PATCH 0
-#define SBF_VERSION "0.5.0"
+#define SBF_VERSION "0.6.0"
 
 #if defined(__GNUC__)
 #define SBF_EXPORT __attribute__((visibility("default")))

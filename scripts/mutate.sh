@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/mutate.sh -- does the suite notice when the code is wrong? Ten deliberate bugs, each
+# scripts/mutate.sh -- does the suite notice when the code is wrong? Deliberate bugs, each
 # applied to its own copy of the tree (the working tree is left alone), each built and put
 # through `make check`; prints which tests fail for each. Every mutation must make at least one
 # test fail (exit 1 otherwise). Results go to doc/RELIABILITY.md by hand.
@@ -74,5 +74,11 @@ mutation vec-hash filters/sbf_scan_vec.h \
 mutation vec-probe filters/sbf_probe_simd.c \
   '        for (unsigned d = 1; d <= extra; ++d)' \
   '        for (unsigned d = 1; d < extra; ++d)   /* MUTATION: the last s-mer of each k-mer not required */'
+mutation panel-column filters/sbf_kmer.h \
+  '    return (unsigned)(((uint64_t)(uint32_t)((uint64_t)key * n_shards) * cols) >> 32);' \
+  '    return (unsigned)(((uint64_t)(uint32_t)((uint64_t)key * n_shards) * cols) >> 32) % cols ^ (cols > 2);   /* MUTATION: another column of a split target */'
+mutation panel-put filters/sbf_index.c \
+  '        const uint64_t s = v / t->cols, col = t->col0 + v % t->cols, row = s * sb;\n        for (unsigned q = 0; q < words; ++q)' \
+  '        const uint64_t s = v / t->cols, col = t->col0 + (v + 1) % t->cols, row = s * sb;   /* MUTATION: bits put in the next column */\n        for (unsigned q = 0; q < words; ++q)'
 cat "$work/table.md"
 exit $status

@@ -362,16 +362,7 @@ static void test_target_panel(void **state)
     sbf_opt_t o = test_opt(31, 25, 25, 2, 16);
     o.size_bytes = 64 * 100;
     char *refs[3] = {random_dna(3000), random_dna(2000), random_dna(4000)};
-    sbf_builder_t *b;
-    sbf_index_t *idx;
-    assert_int_equal(sbf_builder_init(&o, &b), SBF_OK);
-    for (int t = 0; t < 3; ++t) {
-        char name[8];
-        snprintf(name, sizeof name, "t%d", t);
-        assert_int_equal(sbf_builder_add_target(b, name), t);
-        assert_int_equal(sbf_builder_add_seq(b, t, refs[t], strlen(refs[t])), SBF_OK);
-    }
-    assert_int_equal(sbf_builder_finish(b, &idx), SBF_OK);
+    sbf_index_t *idx = build_targets(&o, refs, 3);
     int panel[3], cols[3], width[3];
     for (int t = 0; t < 3; ++t) {
         sbf_target_info_t ti;

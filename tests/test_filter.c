@@ -320,17 +320,9 @@ static void test_panel_like_plain(void **state)
     enum { T = 9, N = 400 };
     const size_t sizes[T] = {20000, 21000, 19000, 20500, 40000, 39000, 20000, 60000, 19500};
     char *g[T];
-    sbf_builder_t *b;
-    sbf_index_t *multi;
-    assert_int_equal(sbf_builder_init(&o, &b), SBF_OK);
-    for (int t = 0; t < T; ++t) {
-        char name[8];
-        snprintf(name, sizeof name, "g%d", t);
+    for (int t = 0; t < T; ++t)
         g[t] = random_dna(sizes[t]);
-        assert_int_equal(sbf_builder_add_target(b, name), t);
-        assert_int_equal(sbf_builder_add_seq(b, t, g[t], sizes[t]), SBF_OK);
-    }
-    assert_int_equal(sbf_builder_finish(b, &multi), SBF_OK);
+    sbf_index_t *multi = build_targets(&o, g, T);
     int wide = 0, split = 0;
     for (int q = 0; q < multi->n_panels; ++q)
         wide += multi->panels[q].log2_width > 0;

@@ -91,6 +91,24 @@ static inline sbf_index_t *build_from_seqs(const sbf_opt_t *o, char **seqs, size
     return idx;
 }
 
+/* An index of n targets "t0", "t1", ..., target t built from seqs[t] (sbf build's panel rule
+ * places them). */
+static inline sbf_index_t *build_targets(const sbf_opt_t *o, char **seqs, int n)
+{
+    sbf_builder_t *b;
+    sbf_index_t *idx;
+    assert_int_equal(sbf_builder_init(o, &b), SBF_OK);
+    for (int t = 0; t < n; ++t) {
+        char name[16];
+        snprintf(name, sizeof name, "t%d", t);
+        assert_int_equal(sbf_builder_add_target(b, name), t);
+        assert_int_equal(sbf_builder_add_seq(b, t, seqs[t], strlen(seqs[t])), SBF_OK);
+    }
+    if (sbf_builder_finish(b, &idx) != SBF_OK)
+        fail_msg("build failed: %s", sbf_last_error());
+    return idx;
+}
+
 /* One scratch folder per test program: group setup makes it, group teardown removes it. */
 static char *tmpdir;
 

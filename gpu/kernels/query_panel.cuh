@@ -54,14 +54,7 @@ __global__ void __launch_bounds__(256, 4)
             count[h] = 0;
         for (uint64_t base = 0; base < len; base += 32) {
             const uint64_t pos = base + lane;
-            unsigned c = SBF_BASE_INVALID;
-            if (pos < len) {
-                if constexpr (LUT)
-                    c = ascii_code[seqs[start + pos]];
-                else
-                    c = IN::code(seqs, start + pos);
-            }
-            ks.step(p, tg, lane, c, pos < len);
+            ks.step(p, tg, lane, lane_code<IN>(seqs, start, pos, len, ascii_code), pos < len);
             nk += __popc(__ballot_sync(FULL_MASK, ks.kmer));
             uint32_t hit[HALVES];
 #pragma unroll

@@ -187,6 +187,20 @@ __device__ __forceinline__ void fill_ascii_codes(uint8_t table[256])
     __syncthreads();
 }
 
+/* The lane's base code at pos of the item's bases (SBF_BASE_INVALID past its end): through the
+ * block's ASCII table (IN = ascii_input) or the input format's decoder. */
+template <class IN>
+__device__ __forceinline__ unsigned lane_code(const uint8_t *__restrict__ seqs, uint64_t start, uint64_t pos,
+                                              uint64_t len, const uint8_t *ascii_code)
+{
+    if (pos >= len)
+        return SBF_BASE_INVALID;
+    if constexpr (std::is_same<IN, ascii_input>::value)
+        return ascii_code[seqs[start + pos]];
+    else
+        return IN::code(seqs, start + pos);
+}
+
 /* Blocks of 256 per SM the kernel is compiled for: 5 for one target (48 registers), 3 for
  * QGROUP (v8's measurements: no bound was slower) */
 template <class PT, int GROUP, class IN, class LAYOUT>
@@ -215,14 +229,7 @@ __global__ void __launch_bounds__(256, GROUP == 1 ? 5 : 3)
             count[t] = 0;
         for (uint64_t base = 0; base < len; base += 32) {
             const uint64_t pos = base + lane;
-            unsigned c = SBF_BASE_INVALID;
-            if (pos < len) {
-                if constexpr (LUT)
-                    c = ascii_code[seqs[start + pos]];
-                else
-                    c = IN::code(seqs, start + pos);
-            }
-            ks.step(p, tg, lane, c, pos < len);
+            ks.step(p, tg, lane, lane_code<IN>(seqs, start, pos, len, ascii_code), pos < len);
             const bool kmer = ks.kmer;
             nk += __popc(__ballot_sync(FULL_MASK, kmer));
             bool found0 = false;
