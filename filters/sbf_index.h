@@ -25,7 +25,7 @@ typedef struct {
     uint64_t n_shards;    /* shards per column */
     unsigned log2_width;  /* 2^log2_width columns per shard position (0: a plain filter) */
     int n_members;
-    int *members;         /* its targets, in column order */
+    int *members;         /* its targets (target numbers, in the order they were added) */
     uint64_t *bits;       /* n_shards * shard_bits << log2_width bits */
     uint64_t checksum;    /* XXH64 of the array as stored */
 } sbf_panel_t;

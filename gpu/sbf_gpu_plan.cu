@@ -2,10 +2,12 @@
  * chosen once, when it is uploaded (gpu_query_plan_for), a build's plan once per build
  * (gpu_build_plan_for): no launch looks at the parameters again, and no environment variable
  * takes part (the switches of 0.3 are gone: doc/gpu-notes.md, "Retired kernels").
- *  - default parameters (k31 m25 s25 H2, 512-bit shards), 32-bit shard numbers: query v10
- *    (kernels/query_run.cuh), 1 target, or QGROUP targets per launch;
- *  - default parameters with a target of 2^32 shards (the format's largest): query v6
- *    (kernels/query_warp.cuh), constants folded in;
+ *  - the compiled sets (defaults k31 m25 s25 H2, and H1; 512-bit shards), 32-bit shard numbers:
+ *    query v10/v11 (kernels/query_run.cuh) for the targets of plain panels, 1 target, or QGROUP
+ *    targets per launch, and the panel kernel (kernels/query_panel.cuh), one launch per wide
+ *    panel (format 3);
+ *  - the compiled sets with a panel of 2^32 shards (the format's largest): query v6
+ *    (kernels/query_warp.cuh), constants folded in, which reads any panel;
  *  - any other parameter set: query v6 with runtime parameters, one instance per ring size and
  *    for m == s or not;
  *  - every build: v8 (kernels/build_warp.cuh), the default parameters with their own instance. */
