@@ -42,8 +42,11 @@ static int gather(const uint64_t *want, const int *left, int n_left, uint64_t n,
     const unsigned max_cols = 1u << SBF_MAX_PANEL_LOG2;
     int count = 0;
     unsigned total = 0;
-    for (int i = 0; i < n_left; ++i) {
+    for (int i = 0; i < n_left && total < max_cols; ++i) {
         const uint64_t d = want[left[i]], c = ceil_div(d, n);
+        /* budgets only fall from here on: below n / (1 + slack) not even one column fits */
+        if ((double)d * (1.0 + slack) < (double)n)
+            break;
         if ((double)(c * n) > (double)d * (1.0 + slack) || total + c > max_cols || c * n > SBF_MAX_SHARDS)
             continue;
         member[count] = i;
