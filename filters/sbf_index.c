@@ -293,9 +293,13 @@ static uint32_t probe_run(const uint64_t *w, const uint64_t *h, uint32_t n_kmers
 }
 
 /* One wide panel: every column at once. Each s-mer of a run gives a word of the panel's columns
- * (the AND of its H positions), each k-mer the AND of its k-s+1 s-mers' words, and each member
- * target its column's bit of that (the column its key picks among the target's, sbf_panel_column):
- * the loads and ANDs of one target for the whole panel. */
+ * (the AND of its H positions), each k-mer the AND of its k-s+1 s-mers' words, masked to the
+ * columns the run's key picks (a one-column target's column, and for a target of several the
+ * one sbf_panel_column gives). The masked words are counted per column in bit-sliced counters
+ * (one plane per bit of the count: an add costs the carries, about two steps), read out per
+ * target once per window: the loads and ANDs of one target for the whole panel, and no work
+ * per k-mer and target (a loop over the targets per k-mer cost 1.1 x 10^9 more instructions per
+ * 50,000 reads on the 21-genome panel of bench/panel.sh, callgrind). */
 static void probe_panel(const sbf_index_t *idx, const sbf_panel_t *pn, sbf_scan_t *sc, uint64_t start,
                         uint64_t *hits, uint8_t *presence, uint64_t row)
 {
@@ -303,7 +307,20 @@ static void probe_panel(const sbf_index_t *idx, const sbf_panel_t *pn, sbf_scan_
     const unsigned log2b = sbf_params_shard_log2(p), lw = pn->log2_width;
     const unsigned H = (unsigned)p->hashes, extra = (unsigned)(p->k - p->s);
     const uint64_t shard_words = (uint64_t)sbf_params_shard_words(p) << lw;
+    const int n_members = pn->n_members;
     const uint64_t **shard = sc->shard;
+    enum { PLANES = 14 };   /* counts up to 2^14 - 1 > SBF_WINDOW k-mers per column */
+    uint64_t plane[PLANES] = {0}, whole = 0;
+    int n_split = 0, split[64];
+    for (int m = 0; m < n_members; ++m) {
+        const sbf_target_t *t = &idx->targets[pn->members[m]];
+        if (t->cols == 1)
+            whole |= 1ULL << t->col0;
+        else
+            split[n_split++] = pn->members[m];
+    }
+    /* each run's shard first (its first line prefetched); prefetching every tested position's
+     * line as well was slower on the 21-genome panel (doc/PERFORMANCE.md) */
     for (uint32_t i = 0; i < sc->n_runs; ++i) {
         const uint32_t key = sbf_shard_key((uint32_t)sc->runs[i].minimizer);
         shard[i] = pn->bits + sbf_shard_of_key(key, pn->n_shards) * shard_words;
@@ -314,6 +331,11 @@ static void probe_panel(const sbf_index_t *idx, const sbf_panel_t *pn, sbf_scan_
         const uint32_t key = sbf_shard_key((uint32_t)run->minimizer);
         const uint64_t *w = shard[i];
         const uint64_t *h = sc->smer_hash + run->first;
+        uint64_t sel = whole;
+        for (int j = 0; j < n_split; ++j) {
+            const sbf_target_t *t = &idx->targets[split[j]];
+            sel |= 1ULL << (t->col0 + sbf_panel_column(key, pn->n_shards, t->cols));
+        }
         uint64_t ring[SBF_MAX_K];   /* the words of the last k-s+1 s-mers */
         for (unsigned j = 0; j < run->n + extra; ++j) {
             uint64_t word = ~0ULL;
@@ -324,20 +346,35 @@ static void probe_panel(const sbf_index_t *idx, const sbf_panel_t *pn, sbf_scan_
             ring[j % (extra + 1)] = word;
             if (j < extra)
                 continue;
-            uint64_t kmer = ~0ULL;
+            uint64_t kmer = sel;
             for (unsigned u = 0; u <= extra; ++u)
                 kmer &= ring[u];
-            const uint64_t at = start + run->first + j - extra;
-            for (int m = 0; m < pn->n_members; ++m) {
-                const int r = pn->members[m];
-                const sbf_target_t *t = &idx->targets[r];
-                const unsigned col = t->col0 + (t->cols > 1 ? sbf_panel_column(key, pn->n_shards, t->cols) : 0);
-                const unsigned hit = (unsigned)(kmer >> col) & 1u;
-                hits[r] += hit;
-                if (presence)
-                    presence[(uint64_t)r * row + at] = (uint8_t)hit;
+            if (presence)
+                for (int m = 0; m < n_members; ++m) {
+                    const int r = pn->members[m];
+                    const sbf_target_t *t = &idx->targets[r];
+                    const uint64_t mine = (t->cols == 64 ? ~0ULL : (1ULL << t->cols) - 1) << t->col0;
+                    presence[(uint64_t)r * row + start + run->first + j - extra] = (kmer & mine) != 0;
+                }
+            for (unsigned q = 0; kmer && q < PLANES; ++q) {   /* plane += kmer, bit-sliced */
+                const uint64_t carry = plane[q] & kmer;
+                plane[q] ^= kmer;
+                kmer = carry;
             }
         }
+    }
+    /* each target: the counts of its columns */
+    uint64_t count[64];
+    for (unsigned c = 0; c < 64; ++c) {
+        count[c] = 0;
+        for (unsigned q = 0; q < PLANES; ++q)
+            count[c] |= ((plane[q] >> c) & 1) << q;
+    }
+    for (int m = 0; m < n_members; ++m) {
+        const int r = pn->members[m];
+        const sbf_target_t *t = &idx->targets[r];
+        for (unsigned c = t->col0; c < t->col0 + t->cols; ++c)
+            hits[r] += count[c];
     }
 }
 
