@@ -288,16 +288,6 @@ static int place_panel(sbf_index_t *idx, sbf_panel_t *pn, uint64_t offset, uint6
     return 1;
 }
 
-static int add_member(sbf_panel_t *pn, int r)
-{
-    int *grown = realloc(pn->members, (size_t)(pn->n_members + 1) * sizeof *grown);
-    if (!grown)
-        return 0;
-    pn->members = grown;
-    pn->members[pn->n_members++] = r;
-    return 1;
-}
-
 /* Version 2 records each target's array in its record (a plain panel each); version 3 records
  * the target's panel and columns, then the panels. */
 static int parse_meta(sbf_index_t *idx, const uint8_t *meta, uint64_t meta_bytes, uint32_t version, uint32_t n_targets,
@@ -352,7 +342,7 @@ static int parse_meta(sbf_index_t *idx, const uint8_t *meta, uint64_t meta_bytes
                 return sbf_error(SBF_E_FORMAT, "%s: corrupt metadata of target %u", path, i + 1);
             t->panel = (int)panel;
         }
-        if (!add_member(&idx->panels[t->panel], (int)i))
+        if (!sbf_panel_add_member(&idx->panels[t->panel], (int)i))
             return sbf_error(SBF_E_NOMEM, "out of memory loading %s", path);
     }
     if (version == 3)

@@ -116,22 +116,31 @@ int sbf_idx_add_panel_target(sbf_index_t *idx, const char *name, int panel, unsi
     if (!grown)
         return sbf_error(SBF_E_NOMEM, "out of memory adding target '%s'", name);
     idx->targets = grown;
-    int *members = realloc(pn->members, (size_t)(pn->n_members + 1) * sizeof *members);
-    if (!members)
-        return sbf_error(SBF_E_NOMEM, "out of memory adding target '%s'", name);
-    pn->members = members;
     sbf_target_t *t = &idx->targets[idx->n_targets];
     memset(t, 0, sizeof *t);
     if (!(t->name = strdup(name)))
         return sbf_error(SBF_E_NOMEM, "out of memory adding target '%s'", name);
+    if (!sbf_panel_add_member(pn, idx->n_targets)) {
+        free(t->name);
+        return sbf_error(SBF_E_NOMEM, "out of memory adding target '%s'", name);
+    }
     t->n_shards = pn->n_shards * cols;
     t->clump = -1;
     t->panel = panel;
     t->col0 = col0;
     t->cols = cols;
     t->bits = pn->log2_width == 0 ? pn->bits : NULL;
-    pn->members[pn->n_members++] = idx->n_targets;
     return idx->n_targets++;
+}
+
+int sbf_panel_add_member(sbf_panel_t *pn, int r)
+{
+    int *grown = realloc(pn->members, (size_t)(pn->n_members + 1) * sizeof *grown);
+    if (!grown)
+        return 0;
+    pn->members = grown;
+    pn->members[pn->n_members++] = r;
+    return 1;
 }
 
 int sbf_idx_add_target(sbf_index_t *idx, const char *name, uint64_t n_shards)
@@ -310,10 +319,11 @@ static void probe_panel(const sbf_index_t *idx, const sbf_panel_t *pn, sbf_scan_
     const int n_members = pn->n_members;
     const uint64_t **shard = sc->shard;
     enum { PLANES = 14 };   /* counts up to 2^14 - 1 > SBF_WINDOW k-mers per column */
-    uint64_t plane[PLANES] = {0}, whole = 0;
+    uint64_t plane[PLANES] = {0}, whole = 0, mine[64];
     int n_split = 0, split[64];
     for (int m = 0; m < n_members; ++m) {
         const sbf_target_t *t = &idx->targets[pn->members[m]];
+        mine[m] = (t->cols == 64 ? ~0ULL : (1ULL << t->cols) - 1) << t->col0;   /* its columns */
         if (t->cols == 1)
             whole |= 1ULL << t->col0;
         else
@@ -350,12 +360,8 @@ static void probe_panel(const sbf_index_t *idx, const sbf_panel_t *pn, sbf_scan_
             for (unsigned u = 0; u <= extra; ++u)
                 kmer &= ring[u];
             if (presence)
-                for (int m = 0; m < n_members; ++m) {
-                    const int r = pn->members[m];
-                    const sbf_target_t *t = &idx->targets[r];
-                    const uint64_t mine = (t->cols == 64 ? ~0ULL : (1ULL << t->cols) - 1) << t->col0;
-                    presence[(uint64_t)r * row + start + run->first + j - extra] = (kmer & mine) != 0;
-                }
+                for (int m = 0; m < n_members; ++m)
+                    presence[(uint64_t)pn->members[m] * row + start + run->first + j - extra] = (kmer & mine[m]) != 0;
             for (unsigned q = 0; kmer && q < PLANES; ++q) {   /* plane += kmer, bit-sliced */
                 const uint64_t carry = plane[q] & kmer;
                 plane[q] ^= kmer;
@@ -363,9 +369,9 @@ static void probe_panel(const sbf_index_t *idx, const sbf_panel_t *pn, sbf_scan_
             }
         }
     }
-    /* each target: the counts of its columns */
+    /* each target: the counts of its columns (the panel's 2^lw columns only) */
     uint64_t count[64];
-    for (unsigned c = 0; c < 64; ++c) {
+    for (unsigned c = 0; c < 1u << lw; ++c) {
         count[c] = 0;
         for (unsigned q = 0; q < PLANES; ++q)
             count[c] |= ((plane[q] >> c) & 1) << q;

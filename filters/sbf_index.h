@@ -78,6 +78,9 @@ int sbf_target_add_source(sbf_target_t *t, const char *source);
 size_t sbf_target_bytes(const sbf_index_t *idx, const sbf_target_t *t);
 size_t sbf_panel_bytes(const sbf_index_t *idx, const sbf_panel_t *pn);
 
+/* Append target number r to pn's members; 0 when out of memory (the caller says so). */
+int sbf_panel_add_member(sbf_panel_t *pn, int r);
+
 /* Copy t's filter in the plain layout (sbf_target_bytes(idx, t) bytes) into the wide panel that
  * holds t, or out of it. */
 void sbf_panel_put(const sbf_index_t *idx, const sbf_target_t *t, const uint64_t *plain);

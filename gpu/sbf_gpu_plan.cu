@@ -26,6 +26,17 @@ static int warp_blocks(const query_launch &q)
     return (int)(want < cap ? (want ? want : 1) : cap);
 }
 
+/* A target_group with no target and its powers of two (pw[i] = 2^i), as every compiled-set
+ * launch starts from. */
+static target_group empty_group()
+{
+    target_group tg;
+    memset(&tg, 0, sizeof tg);
+    for (int b = 0; b < 32; ++b)
+        tg.pw[b] = 1u << b;
+    return tg;
+}
+
 /* ---- v10: G targets of plain panels per launch (QGROUP, or 1 for one target and for
  * per-k-mer presence); k-mer counts from the first launch only (kmers NULL: none) ---- */
 
@@ -34,12 +45,9 @@ static void run_launch(const query_launch &q, const LAYOUT &layout, uint32_t *km
 {
     const int n = q.qt.n_plain;
     for (int i0 = 0; i0 == 0 || i0 < n; i0 += G) {
-        target_group tg;
-        memset(&tg, 0, sizeof tg);
+        target_group tg = empty_group();
         tg.g = n - i0 < G ? n - i0 : G;
         tg.R = q.qt.R;
-        for (int b = 0; b < 32; ++b)
-            tg.pw[b] = 1u << b;
         for (int t = 0; t < tg.g; ++t) {
             const int r = q.qt.plain[i0 + t];
             tg.r[t] = r;
@@ -56,10 +64,7 @@ static void run_launch(const query_launch &q, const LAYOUT &layout, uint32_t *km
 template <class PT, class IN>
 static void panel_launch(const query_launch &q, const packed_reads &layout, const panel_args &pa, uint32_t *kmers)
 {
-    target_group tg;
-    memset(&tg, 0, sizeof tg);
-    for (int b = 0; b < 32; ++b)
-        tg.pw[b] = 1u << b;
+    const target_group tg = empty_group(); /* the step's powers of two only */
     const int blocks = warp_blocks(q);
 #define PANEL_CASE(LW)                                                                                                     case LW:                                                                                                                   query_panel_kernel<PT, LW, IN><<<blocks, 256, 0, q.st>>>(q.seqs, layout, q.n, PT(), tg, pa, kmers, q.hits);           break;
     switch (pa.log2_width) {
