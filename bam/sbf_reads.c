@@ -112,6 +112,16 @@ int sbf_reader_open(const char *path, const sbf_reader_opt_t *opt, sbf_reader_t 
         hclose_abruptly(hf);
         goto fail;
     }
+    if (fmt.compression == bzip2_compression || fmt.compression == xz_compression ||
+        fmt.compression == zstd_compression) {
+        /* htslib reads these only inside CRAM: left to the FASTA/FASTQ parser, an xz file's
+         * bytes made a 'quality and sequence lengths differ' error about a garbage name */
+        const char *z = fmt.compression == bzip2_compression ? "bzip2" : fmt.compression == xz_compression ? "xz" : "zstd";
+        rc = sbf_error(SBF_E_FORMAT, "%s: %s-compressed; sbf reads plain, gzip or BGZF files: decompress it first "
+                       "(e.g. %s -dc FILE | sbf ... -)", path, z, fmt.compression == bzip2_compression ? "bzip2" : z);
+        hclose_abruptly(hf);
+        goto fail;
+    }
     rd->format = format_name(fmt.format);
     if (fmt.format == fasta_format || fmt.format == fastq_format || fmt.format == empty_format) {
         if (!(rd->in.bgzf = bgzf_hopen(hf, "r"))) {

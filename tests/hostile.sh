@@ -128,6 +128,14 @@ expect "truncated gzip FASTQ" 1 "sbf classify: trunc.fq.gz: read error or trunca
 half r1.fq.bgz trunc.fq.bgz
 expect "truncated BGZF FASTQ" 1 "sbf classify: trunc.fq.bgz: read error or truncated compressed data after 0 records" out.fq '' \
   "$SBF" classify -x idx.sbf -o out.fq trunc.fq.bgz
+if command -v xz > /dev/null; then
+  xz -c r1.fq > r1.fq.xz
+  expect "xz-compressed FASTQ is refused by name" 1 "sbf classify: r1.fq.xz: xz-compressed; sbf reads plain, gzip or BGZF files: decompress it first (e.g. xz -dc FILE | sbf ... -)" out.fq '' \
+    "$SBF" classify -x idx.sbf -o out.fq r1.fq.xz
+  expect "xz-compressed reference is refused by sbf build" 1 "sbf build: r1.fq.xz: xz-compressed; sbf reads plain, gzip or BGZF files: decompress it first (e.g. xz -dc FILE | sbf ... -)" xz.sbf '' \
+    "$SBF" build -o xz.sbf r1.fq.xz
+  rm -f r1.fq.xz
+fi
 half r.bam trunc.bam
 expect "truncated BAM" 1 "sbf classify: trunc.bam: truncated or corrupt BAM after 342 records" out.bam '' \
   "$SBF" classify -x idx.sbf -o out.bam trunc.bam
