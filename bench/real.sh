@@ -9,12 +9,17 @@
 #        REAL_DIR [${TMPDIR:-/tmp}/sbf-real]  cache: packages' reads, targets, truth, BBDuk
 #        REAL_OUT [$REAL_DIR/results.tsv]     the table as TSV (one row per set and tool)
 #        SETS ['']            only these sets (space-separated names of bench/real/sets.tsv)
+#        TARGET_SETS ['plain relatives']  the target sets: bench/real/targets-<name>.tsv each
+#        SHARED_DATA [<repo>/../shared/data]  where 'shared:' paths of a targets file point
 #        SKIP_BBDUK=1, SKIP_KRAKEN2=1  leave BBDuk or Kraken2 out
 #        THREADS [2]          threads of minimap2, BBDuk, Kraken2 and sbf build (not of classify)
 #
 # Sets: bench/real/sets.tsv (REAL reads from Debian *-examples packages and from small files
 # in bench/real/data/, see bench/real/README.md; one synthetic low-complexity check, labelled).
-# Targets: bench/real/targets.tsv (human = chr20 + chrM, E. coli K-12, lambda, DWV, VDV-1...).
+# Target sets: bench/real/targets-plain.tsv (human = chr20 + chrM, E. coli K-12, lambda, DWV,
+# VDV-1...) and targets-relatives.tsv (the same plus other E. coli lineages, Shigella,
+# Klebsiella, Salmonella and S. aureus: E. coli K-12 reads among their relatives). Every set
+# runs against every target set; the table has one block per target set.
 # Truth: minimap2 (-x sr / map-ont / map-pb) against all targets at once; a read's truth is
 # the target of its primary alignment with MAPQ >= 20, otherwise 'unmapped'. Every read is
 # single-end: the mates of paired sets are separate reads.
@@ -36,6 +41,8 @@ REAL_DIR=${REAL_DIR:-${TMPDIR:-/tmp}/sbf-real}
 REAL_OUT=${REAL_OUT:-$REAL_DIR/results.tsv}
 THREADS=${THREADS:-2}
 SETS=${SETS:-}
+TARGET_SETS=${TARGET_SETS:-plain relatives}
+SHARED_DATA=${SHARED_DATA:-$(cd "$here/../.." && pwd)/shared/data}
 SKIP_BBDUK=${SKIP_BBDUK:-}
 SKIP_KRAKEN2=${SKIP_KRAKEN2:-}
 doc=/usr/share/doc
@@ -61,7 +68,8 @@ cd "$REAL_DIR"
 # ---------------------------------------------------------------- packages
 pkgs=(minimap2 bbmap samtools seqtk vt-examples ragout-examples bowtie2-examples gasic-examples
       staden-io-lib-examples nim-hts-examples any2fasta-examples python3-nanoget-examples
-      qcat-examples wtdbg2-examples seqkit-examples vsearch-examples kraken2)
+      qcat-examples wtdbg2-examples seqkit-examples vsearch-examples kraken2 kleborate-examples
+      bowtie-examples xz-utils)
 need=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" > /dev/null 2>&1 || need+=("$p"); done
 if [ ${#need[@]} -gt 0 ]; then
@@ -71,7 +79,7 @@ if [ ${#need[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" > apt.log 2>&1 \
         || { tail -20 apt.log >&2; die "apt-get install ${need[*]} failed (apt.log)"; }
 fi
-for t in minimap2 samtools seqtk bbduk.sh kraken2 kraken2-build; do command -v $t > /dev/null || die "$t not found after install"; done
+for t in minimap2 samtools seqtk bbduk.sh kraken2 kraken2-build xz; do command -v $t > /dev/null || die "$t not found after install"; done
 for f in staden-io-lib/test/data/9827_rand3.sam.gz nim-hts-examples/HG02002.bam.gz any2fasta/examples/test.fq.gz \
          gasic/examples/reads/SRR059298_subset.fastq.gz python3-nanoget/examples/nanotest/reads.fastq.gz \
          qcat/examples/qcat/test/data/nobarcode_1k.fastq.gz qcat/examples/qcat/test/data/barcode_1k.fastq.gz \
@@ -89,30 +97,6 @@ if [ ! -d "$shortread" ]; then
         || die "apt-get download r-bioc-shortread failed"
     rm -rf deb.tmp && dpkg-deb -x debdl/r-bioc-shortread_*.deb deb.tmp && rm -rf deb && mv deb.tmp deb
     [ -d "$shortread" ] || die "r-bioc-shortread has no $shortread"
-fi
-
-# ---------------------------------------------------------------- targets
-# targets/NAME.fa: every contig renamed NAME__<contig>, so that a contig tells its target.
-tnames=()
-declare -A tsrc=()
-while IFS=$'\t' read -r name pkg path; do
-    case $name in ''|'#'*) continue ;; esac
-    case $path in /*) ;; *) path=$real/data/$path ;; esac
-    [ -s "$path" ] || die "target $name: $path missing (package $pkg)"
-    [ -n "${tsrc[$name]:-}" ] || tnames+=("$name")
-    tsrc[$name]="${tsrc[$name]:-} $path"
-done < "$real/targets.tsv"
-for t in "${tnames[@]}"; do
-    [ -s targets/$t.fa ] && continue
-    log "target $t:${tsrc[$t]}"
-    for f in ${tsrc[$t]}; do seqtk seq -U "$f"; done | awk -v t=$t '/^>/ { sub(/^>/, ">" t "__") } { print }' > targets/$t.fa.tmp
-    mv targets/$t.fa.tmp targets/$t.fa
-done
-if [ ! -s targets/all.fa ] || [ "$(cat targets/all.names 2>/dev/null)" != "${tnames[*]}" ]; then
-    for t in "${tnames[@]}"; do cat targets/$t.fa; done > targets/all.fa.tmp
-    mv targets/all.fa.tmp targets/all.fa
-    echo "${tnames[*]}" > targets/all.names
-    rm -f idx/truth.*.mmi truth/*.tsv
 fi
 
 # ---------------------------------------------------------------- sets
@@ -135,6 +119,31 @@ prep_saureus_ont_neg() { zcat $doc/qcat/examples/qcat/test/data/barcode_1k.fastq
     NR % 4 == 1 { keep = / truebc=1( |$)/ } keep'; }
 prep_protist_454_neg() { zcat $doc/vsearch-examples/BioMarKs50k.fsa.gz | seqtk seq -U -F I - | awk 'NR <= 40000'; }
 prep_sirv_ont_neg() { zcat $doc/seqkit-examples/tests/pcs109_5k.fq.gz; }
+# chimera_ont: REAL reads joined end to end (the set's only construction): E. coli K-12 ONT reads
+# (ecoli_ont's) and S. aureus ONT reads (saureus_ont_neg's), each >= 2 kb and aligned by
+# minimap2 -x map-ont over >= 90% of its length to its own genome with MAPQ >= 20 and no other
+# alignment (so that no part is itself a chimera); every E. coli read joined to one S. aureus
+# read (fewer of those pass: they are used in turn), E. coli first in odd pairs, S. aureus
+# first in even ones.
+whole_reads() { # REF.fa READS.fq: the reads of READS.fq that pass, as FASTQ
+    minimap2 -t $THREADS -x map-ont --secondary=no "$1" "$2" 2> /dev/null \
+        | awk 'BEGIN { FS = "\t" } { n[$1]++; ok[$1] = $2 >= 2000 && $12 >= 20 && ($4 - $3) >= 0.9 * $2 }
+               END { for (r in n) if (n[r] == 1 && ok[r]) print r }' | sort > "$2.names"
+    seqtk subseq "$2" "$2.names"
+}
+prep_chimera_ont() {
+    local d=$REAL_DIR/chimera
+    mkdir -p $d
+    prep_ecoli_ont | seqtk seq - > $d/ecoli.fq
+    prep_saureus_ont_neg | seqtk seq - > $d/saureus.fq
+    whole_reads $doc/ragout/examples/E.Coli/references/MG1655-K12.fasta.gz $d/ecoli.fq | paste - - - - > $d/ecoli.tsv
+    whole_reads $doc/ragout/examples/S.Aureus/references/USA300_FPR3757.fasta.gz $d/saureus.fq | paste - - - - > $d/saureus.tsv
+    [ -s $d/ecoli.tsv ] && [ -s $d/saureus.tsv ] || die "chimera_ont: no whole E. coli or S. aureus read"
+    awk 'BEGIN { FS = "\t" } NR == FNR { ns++; s[ns] = $2; sq[ns] = $4; next } {
+        i++; e = $2; eq = $4; j = (i - 1) % ns + 1
+        print "@chimera_" i " " (i % 2 ? "ecoli+saureus" : "saureus+ecoli") " " length(e) "+" length(s[j])
+        print (i % 2 ? e s[j] : s[j] e); print "+"; print (i % 2 ? eq sq[j] : sq[j] eq) }' $d/saureus.tsv $d/ecoli.tsv
+}
 prep_lowcomplexity() {
     # SYNTHETIC (the only synthetic set): 10 reads of each pattern, 50..250 bp, half of them
     # with 1% substitutions; then 40 reads of sirv_ont_neg (no indexed organism) cut to
@@ -171,63 +180,111 @@ for s in "${snames[@]}"; do
     mv sets/$s.fq.tmp sets/$s.fq
 done
 
-# ---------------------------------------------------------------- truth (minimap2)
-for s in "${snames[@]}"; do
-    [ -s truth/$s.tsv ] && [ "$(cat truth/$s.mapq 2>/dev/null)" = "${smapq[$s]}" ] && continue
-    p=${spreset[$s]}
-    if [ ! -s idx/truth.$p.mmi ]; then
-        log "minimap2 -x $p index of all targets"
-        minimap2 -t $THREADS -x $p -d idx/truth.$p.mmi.tmp targets/all.fa 2> idx/truth.$p.log \
-            || { tail idx/truth.$p.log >&2; die "minimap2 -d failed"; }
-        mv idx/truth.$p.mmi.tmp idx/truth.$p.mmi
+# ---------------------------------------------------------------- target sets
+# targets/<tset>/NAME.fa: every contig renamed NAME__<contig>, so that a contig tells its target.
+# A targets file may also hold '#!role<TAB>SET<TAB>ROLE' (SET has another role against this
+# target set: saureus_ont_neg is 'pos' once S. aureus is indexed) and '#!skip<TAB>SET' (SET is
+# not run against it: chimera_ont needs both of its species indexed).
+declare -A tnames_of=() role_of=() skip_of=()
+target_path() { # PATH of a targets file -> the file it names
+    case $1 in
+        /*) echo "$1" ;;
+        shared:*) echo "$SHARED_DATA/${1#shared:}" ;;
+        *) echo "$real/data/$1" ;;
+    esac
+}
+prepare_targets() { # TSET: targets/TSET/NAME.fa and all.fa; sets tnames_of, role_of, skip_of
+    local ts=$1 file=$real/targets-$1.tsv name pkg path f t sig names=()
+    declare -A src=()
+    [ -s "$file" ] || die "target set $ts: $file missing"
+    mkdir -p targets/$ts
+    while IFS=$'\t' read -r name pkg path; do
+        case $name in
+            '#!role') role_of[$ts.$pkg]=$path; continue ;;
+            '#!skip') skip_of[$ts.$pkg]=1; continue ;;
+            ''|'#'*) continue ;;
+        esac
+        path=$(target_path "$path")
+        [ -s "$path" ] || die "target set $ts, target $name: $path missing (${pkg})"
+        [ -n "${src[$name]:-}" ] || names+=("$name")
+        src[$name]="${src[$name]:-} $path"
+    done < "$file"
+    tnames_of[$ts]="${names[*]}"
+    for t in "${names[@]}"; do
+        # the cache follows the files' contents, not their paths
+        sig=$(for f in ${src[$t]}; do md5sum < "$f"; done | md5sum | cut -c1-32)
+        [ -s targets/$ts/$t.fa ] && [ "$(cat targets/$ts/$t.src 2>/dev/null)" = "$sig" ] && continue
+        log "target set $ts, target $t:${src[$t]}"
+        for f in ${src[$t]}; do
+            case $f in *.xz) xz -dc "$f" | seqtk seq -U - ;; *) seqtk seq -U "$f" ;; esac
+        done | awk -v t=$t '/^>/ { sub(/^>/, ">" t "__") } { print }' > targets/$ts/$t.fa.tmp
+        mv targets/$ts/$t.fa.tmp targets/$ts/$t.fa
+        echo "$sig" > targets/$ts/$t.src
+        rm -f targets/$ts/all.fa
+    done
+    if [ ! -s targets/$ts/all.fa ] || [ "$(cat targets/$ts/all.names 2>/dev/null)" != "${names[*]}" ]; then
+        for t in "${names[@]}"; do cat targets/$ts/$t.fa; done > targets/$ts/all.fa.tmp
+        mv targets/$ts/all.fa.tmp targets/$ts/all.fa
+        echo "${names[*]}" > targets/$ts/all.names
+        rm -rf idx/$ts truth/$ts
     fi
-    log "truth of $s (minimap2 -x $p)"
-    minimap2 -t $THREADS -a -x $p --secondary=no idx/truth.$p.mmi sets/$s.fq 2> truth/$s.log \
+    mkdir -p idx/$ts truth/$ts
+}
+
+# ---------------------------------------------------------------- truth (minimap2)
+truth_of() { # TSET SET: truth/TSET/SET.tsv
+    local ts=$1 s=$2 p=${spreset[$2]}
+    [ -s truth/$ts/$s.tsv ] && [ "$(cat truth/$ts/$s.mapq 2>/dev/null)" = "${smapq[$s]}" ] && return 0
+    if [ ! -s idx/$ts/truth.$p.mmi ]; then
+        log "minimap2 -x $p index of target set $ts"
+        minimap2 -t $THREADS -x $p -d idx/$ts/truth.$p.mmi.tmp targets/$ts/all.fa 2> idx/$ts/truth.$p.log \
+            || { tail idx/$ts/truth.$p.log >&2; die "minimap2 -d failed"; }
+        mv idx/$ts/truth.$p.mmi.tmp idx/$ts/truth.$p.mmi
+    fi
+    log "truth of $s against $ts (minimap2 -x $p)"
+    minimap2 -t $THREADS -a -x $p --secondary=no idx/$ts/truth.$p.mmi sets/$s.fq 2> truth/$ts/$s.log \
         | samtools view -F 0x900 - \
         | awk -v q=${smapq[$s]} 'BEGIN { FS = OFS = "\t" } {
             t = "unmapped"
             if (int($2 / 4) % 2 == 0 && $5 >= q) { t = $3; sub(/__.*/, "", t) }
-            print $1, t }' > truth/$s.tsv.tmp
-    [ "$(wc -l < truth/$s.tsv.tmp)" = "$(awk 'END { print NR / 4 }' sets/$s.fq)" ] \
-        || die "truth of $s: minimap2 did not report every read (truth/$s.log)"
-    mv truth/$s.tsv.tmp truth/$s.tsv
-    echo "${smapq[$s]}" > truth/$s.mapq
-done
+            print $1, t }' > truth/$ts/$s.tsv.tmp
+    [ "$(wc -l < truth/$ts/$s.tsv.tmp)" = "$(awk 'END { print NR / 4 }' sets/$s.fq)" ] \
+        || die "truth of $s: minimap2 did not report every read (truth/$ts/$s.log)"
+    mv truth/$ts/$s.tsv.tmp truth/$ts/$s.tsv
+    echo "${smapq[$s]}" > truth/$ts/$s.mapq
+}
 
 # ---------------------------------------------------------------- sbf index (cached)
 # the index is rebuilt when the sbf binary or its library changes (a libtool wrapper's too)
 sbf_sum=$(for f in "$SBF" "$(dirname "$SBF")"/.libs/sbf "$(dirname "$SBF")"/.libs/lt-sbf \
               "$(dirname "$SBF")"/.libs/libsbf*.so* "$(dirname "$SBF")"/../lib/libsbf*.so*; do
               [ -f "$f" ] && md5sum < "$f"; done; true)
-key=$( { echo "$sbf_version"; echo "$sbf_sum"; echo "$SBF_BUILD_ARGS"; cat targets/all.names; } | md5sum | cut -c1-12)
-idx=idx/sbf-$key.sbf
-if [ ! -s $idx ]; then
-    bargs=()
-    while IFS=$'\t' read -r name pkg path; do
-        case $name in ''|'#'*) continue ;; esac
-        case $path in /*) ;; *) path=$real/data/$path ;; esac
-        bargs+=("$name=$path")
-    done < "$real/targets.tsv"
-    log "sbf build $SBF_BUILD_ARGS (${bargs[*]})"
+sbf_index() { # TSET: sets idx (the path)
+    local ts=$1 t bargs=() key t0
+    key=$( { echo "$sbf_version"; echo "$sbf_sum"; echo "$SBF_BUILD_ARGS"; cat targets/$ts/all.names; } | md5sum | cut -c1-12)
+    idx=idx/$ts/sbf-$key.sbf
+    [ -s $idx ] && return 0
+    for t in ${tnames_of[$ts]}; do bargs+=("$t=targets/$ts/$t.fa"); done
+    log "sbf build $SBF_BUILD_ARGS (target set $ts: ${tnames_of[$ts]})"
     t0=$(date +%s.%N)
     # shellcheck disable=SC2086
-    "$SBF" build -@ $THREADS $SBF_BUILD_ARGS -o $idx.tmp "${bargs[@]}" 2> idx/sbf-$key.log \
-        || { tail idx/sbf-$key.log >&2; die "sbf build failed (idx/sbf-$key.log)"; }
+    "$SBF" build -@ $THREADS $SBF_BUILD_ARGS -o $idx.tmp "${bargs[@]}" 2> idx/$ts/sbf-$key.log \
+        || { tail idx/$ts/sbf-$key.log >&2; die "sbf build failed (idx/$ts/sbf-$key.log)"; }
     mv $idx.tmp $idx
     log "sbf build: $(awk -v a=$t0 -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
-fi
+}
 
 # ---------------------------------------------------------------- BBDuk k=31 and Kraken2 (cached)
-# Both run once over all sets at once (a reference or database is loaded once); their
-# results do not change between runs, so they are kept under bbduk/<key>, kraken2/<key>.
-rkey=$( { cat targets/all.names; for s in "${snames[@]}"; do echo "$s $(wc -c < sets/$s.fq)"; done; } | md5sum | cut -c1-12)
-allreads() { # every selected set in one FASTQ (made once, removed at the end)
+# Both run once per target set over all its sets at once (a reference or database is loaded
+# once); their results do not change between runs, so they are kept under
+# bbduk/<tset>.<key>, kraken2/<tset>.<key>.
+allreads() { # every set of the target set in one FASTQ (made once, removed at the end)
     if [ ! -s run/all.fq ]; then
-        for s in "${snames[@]}"; do cat sets/$s.fq; done > run/all.fq.tmp
+        for s in "${tsets[@]}"; do cat sets/$s.fq; done > run/all.fq.tmp
         mv run/all.fq.tmp run/all.fq
     fi
 }
-# BBDuk: bbduk/<key>/<target>.names lists the reads with at least one 31-mer of the target
+# BBDuk: <bbdir>/<target>.names lists the reads with at least one 31-mer of the target
 # (BBDuk defaults otherwise: hdist=0, maskmiddle=t, rcomp=t); one target = that target,
 # several = multi, none = none.
 bb_cat() { # set -> read<TAB>category on stdout
@@ -237,14 +294,16 @@ bb_cat() { # set -> read<TAB>category on stdout
         FNR % 4 == 1 { r = substr($1, 2); print r, (r in c) ? c[r] : "none" }' \
         "$bbdir"/*.names sets/$1.fq
 }
-bbdir=bbduk/$rkey
-if [ -z "$SKIP_BBDUK" ] && [ ! -e $bbdir/done ]; then
+run_bbduk() { # TSET (sets bbdir)
+    local ts=$1 t
+    bbdir=bbduk/$ts.$rkey
+    [ -z "$SKIP_BBDUK" ] && [ ! -e $bbdir/done ] || return 0
     mkdir -p $bbdir
-    for t in "${tnames[@]}"; do
+    for t in ${tnames_of[$ts]}; do
         [ -e $bbdir/$t.names ] && continue
         allreads
-        log "BBDuk k=31 against $t (all sets at once)"
-        bbduk.sh -Xmx4g threads=$THREADS in=run/all.fq ref=targets/$t.fa k=31 interleaved=f qin=33 \
+        log "BBDuk k=31 against $t (target set $ts, all sets at once)"
+        bbduk.sh -Xmx4g threads=$THREADS in=run/all.fq ref=targets/$ts/$t.fa k=31 interleaved=f qin=33 \
             outm=$bbdir/$t.fq stats=$bbdir/$t.stats > $bbdir/$t.log 2>&1 \
             || { tail $bbdir/$t.log >&2; die "bbduk.sh failed ($bbdir/$t.log)"; }
         awk 'NR % 4 == 1 { print substr($1, 2) }' $bbdir/$t.fq > $bbdir/$t.names.tmp
@@ -252,73 +311,88 @@ if [ -z "$SKIP_BBDUK" ] && [ ! -e $bbdir/done ]; then
         rm -f $bbdir/$t.fq
     done
     touch $bbdir/done
-fi
+}
 # Kraken2 (Debian kraken2, default k=35, confidence 0): a database of the same targets with a
 # hand-made taxonomy (root 1; target i = taxid 100+i, a species under the root), so that an
 # LCA at the root means 'multi', taxid 0 'none'.
-k2db=idx/kraken2-$(md5sum < targets/all.names | cut -c1-12)
-k2dir=kraken2/$rkey
-if [ -z "$SKIP_KRAKEN2" ] && [ ! -s $k2db/hash.k2d ]; then
-    log "kraken2-build of all targets (hand-made taxonomy)"
-    rm -rf $k2db.tmp && mkdir -p $k2db.tmp/taxonomy
-    printf '1\t|\t1\t|\tno rank\t|\n' > $k2db.tmp/taxonomy/nodes.dmp
-    printf '1\t|\troot\t|\t\t|\tscientific name\t|\n' > $k2db.tmp/taxonomy/names.dmp
-    i=100
-    for t in "${tnames[@]}"; do
-        i=$((i + 1))
-        printf '%d\t|\t1\t|\tspecies\t|\n' $i >> $k2db.tmp/taxonomy/nodes.dmp
-        printf '%d\t|\t%s\t|\t\t|\tscientific name\t|\n' $i $t >> $k2db.tmp/taxonomy/names.dmp
-        awk -v id=$i '/^>/ { print ">" substr($1, 2) "|kraken:taxid|" id; next } { print }' targets/$t.fa > $k2db.tmp/$t.fa
-        kraken2-build --db $k2db.tmp --add-to-library $k2db.tmp/$t.fa > $k2db.tmp/add.log 2>&1 \
-            || { tail $k2db.tmp/add.log >&2; die "kraken2-build --add-to-library $t failed"; }
-        rm -f $k2db.tmp/$t.fa
-    done
-    kraken2-build --db $k2db.tmp --build --threads $THREADS > $k2db.tmp/build.log 2>&1 \
-        || { tail $k2db.tmp/build.log >&2; die "kraken2-build --build failed ($k2db.tmp/build.log)"; }
-    rm -rf $k2db.tmp/library && rm -rf $k2db && mv $k2db.tmp $k2db
-fi
-if [ -z "$SKIP_KRAKEN2" ] && [ ! -s $k2dir/calls.tsv ]; then
+run_kraken2() { # TSET (sets k2dir)
+    local ts=$1 t i=100 k2db
+    k2db=idx/$ts/kraken2-$(md5sum < targets/$ts/all.names | cut -c1-12)
+    k2dir=kraken2/$ts.$rkey
+    [ -z "$SKIP_KRAKEN2" ] || return 0
+    if [ ! -s $k2db/hash.k2d ]; then
+        log "kraken2-build of target set $ts (hand-made taxonomy)"
+        rm -rf $k2db.tmp && mkdir -p $k2db.tmp/taxonomy
+        printf '1\t|\t1\t|\tno rank\t|\n' > $k2db.tmp/taxonomy/nodes.dmp
+        printf '1\t|\troot\t|\t\t|\tscientific name\t|\n' > $k2db.tmp/taxonomy/names.dmp
+        for t in ${tnames_of[$ts]}; do
+            i=$((i + 1))
+            printf '%d\t|\t1\t|\tspecies\t|\n' $i >> $k2db.tmp/taxonomy/nodes.dmp
+            printf '%d\t|\t%s\t|\t\t|\tscientific name\t|\n' $i $t >> $k2db.tmp/taxonomy/names.dmp
+            awk -v id=$i '/^>/ { print ">" substr($1, 2) "|kraken:taxid|" id; next } { print }' targets/$ts/$t.fa > $k2db.tmp/$t.fa
+            kraken2-build --db $k2db.tmp --add-to-library $k2db.tmp/$t.fa > $k2db.tmp/add.log 2>&1 \
+                || { tail $k2db.tmp/add.log >&2; die "kraken2-build --add-to-library $t failed"; }
+            rm -f $k2db.tmp/$t.fa
+        done
+        kraken2-build --db $k2db.tmp --build --threads $THREADS > $k2db.tmp/build.log 2>&1 \
+            || { tail $k2db.tmp/build.log >&2; die "kraken2-build --build failed ($k2db.tmp/build.log)"; }
+        rm -rf $k2db.tmp/library && rm -rf $k2db && mv $k2db.tmp $k2db
+    fi
+    [ ! -s $k2dir/calls.tsv ] || return 0
     allreads
-    log "kraken2 on all sets at once"
+    log "kraken2 on all sets at once (target set $ts)"
     mkdir -p $k2dir
     kraken2 --db $k2db --threads $THREADS --output $k2dir/out.tsv run/all.fq > $k2dir/log 2>&1 \
         || { tail $k2dir/log >&2; die "kraken2 failed ($k2dir/log)"; }
-    awk -v names="${tnames[*]}" 'BEGIN { FS = OFS = "\t"; n = split(names, t, " "); for (i = 1; i <= n; i++) c[100 + i] = t[i]; c[0] = "none"; c[1] = "multi" }
+    awk -v names="${tnames_of[$ts]}" 'BEGIN { FS = OFS = "\t"; n = split(names, t, " "); for (i = 1; i <= n; i++) c[100 + i] = t[i]; c[0] = "none"; c[1] = "multi" }
         { if (!($3 in c)) { print "real.sh: kraken2 taxid " $3 > "/dev/stderr"; exit 1 }; print $2, c[$3] }' $k2dir/out.tsv > $k2dir/calls.tsv.tmp
     mv $k2dir/calls.tsv.tmp $k2dir/calls.tsv
     rm -f $k2dir/out.tsv
-fi
-rm -f run/all.fq
+}
 
 # ---------------------------------------------------------------- classify and tabulate
-hdr="tool\tset\ttype\trole\treads\tmapped\tagree\tmissed\tmulti\twrong\tunmapped\tunm_assigned\tagree_pct\twrong_pct\tunm_assigned_pct\tsec"
+hdr="targets\ttool\tset\ttype\trole\treads\tmapped\tagree\tmissed\tmulti\twrong\tunmapped\tunm_assigned\tagree_pct\twrong_pct\tunm_assigned_pct\tsec"
 rows=run/rows.tsv
 : > $rows
-for s in "${snames[@]}"; do
-    t0=$(date +%s.%N)
-    # shellcheck disable=SC2086
-    "$SBF" classify -x $idx $SBF_ARGS -o run/$s.fq sets/$s.fq 2> run/$s.log \
-        || { tail run/$s.log >&2; die "sbf classify failed on $s (run/$s.log)"; }
-    sec=$(awk -v a=$t0 -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
-    awk 'BEGIN { OFS = "\t" } NR % 4 == 1 {
-        c = ""; for (i = 2; i <= NF; i++) if (substr($i, 1, 5) == "sb:Z:") c = substr($i, 6)
-        if (c == "") { print "real.sh: no sb:Z: tag on " $0 > "/dev/stderr"; exit 1 }
-        print substr($1, 2), c }' run/$s.fq > run/$s.sbf.tsv
-    awk -f "$real/tabulate.awk" -v tool=sbf -v set=$s -v type=${stype[$s]} -v role=${srole[$s]} -v sec=$sec \
-        truth/$s.tsv run/$s.sbf.tsv >> $rows
-    if [ -z "$SKIP_BBDUK" ]; then
-        bb_cat $s > run/$s.bbduk.tsv
-        awk -f "$real/tabulate.awk" -v tool=bbduk -v set=$s -v type=${stype[$s]} -v role=${srole[$s]} -v sec=- \
-            truth/$s.tsv run/$s.bbduk.tsv >> $rows
-    fi
-    if [ -z "$SKIP_KRAKEN2" ]; then
-        awk -v s="$s." 'index($1, s) == 1' $k2dir/calls.tsv > run/$s.kraken2.tsv
-        awk -f "$real/tabulate.awk" -v tool=kraken2 -v set=$s -v type=${stype[$s]} -v role=${srole[$s]} -v sec=- \
-            truth/$s.tsv run/$s.kraken2.tsv >> $rows
-    fi
+declare -A idx_of=()
+for ts in $TARGET_SETS; do
+    prepare_targets $ts
+    tsets=()
+    for s in "${snames[@]}"; do [ -n "${skip_of[$ts.$s]:-}" ] || tsets+=("$s"); done
+    for s in "${tsets[@]}"; do truth_of $ts $s; done
+    sbf_index $ts
+    idx_of[$ts]=$idx
+    rkey=$( { cat targets/$ts/all.names; for s in "${tsets[@]}"; do echo "$s $(wc -c < sets/$s.fq)"; done; } | md5sum | cut -c1-12)
+    rm -f run/all.fq
+    run_bbduk $ts
+    run_kraken2 $ts
+    rm -f run/all.fq
+    for s in "${tsets[@]}"; do
+        role=${role_of[$ts.$s]:-${srole[$s]}}
+        tab() { awk -f "$real/tabulate.awk" -v tool=$1 -v set=$s -v type=${stype[$s]} -v role=$role -v sec=$2 \
+                    truth/$ts/$s.tsv run/$ts.$s.$1.tsv | sed "s/^/$ts\t/" >> $rows; }
+        t0=$(date +%s.%N)
+        # shellcheck disable=SC2086
+        "$SBF" classify -x $idx $SBF_ARGS -o run/$ts.$s.fq sets/$s.fq 2> run/$ts.$s.log \
+            || { tail run/$ts.$s.log >&2; die "sbf classify failed on $s (run/$ts.$s.log)"; }
+        sec=$(awk -v a=$t0 -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+        awk 'BEGIN { OFS = "\t" } NR % 4 == 1 {
+            c = ""; for (i = 2; i <= NF; i++) if (substr($i, 1, 5) == "sb:Z:") c = substr($i, 6)
+            if (c == "") { print "real.sh: no sb:Z: tag on " $0 > "/dev/stderr"; exit 1 }
+            print substr($1, 2), c }' run/$ts.$s.fq > run/$ts.$s.sbf.tsv
+        tab sbf $sec
+        if [ -z "$SKIP_BBDUK" ]; then
+            bb_cat $s > run/$ts.$s.bbduk.tsv
+            tab bbduk -
+        fi
+        if [ -z "$SKIP_KRAKEN2" ]; then
+            awk -v s="$s." 'index($1, s) == 1' $k2dir/calls.tsv > run/$ts.$s.kraken2.tsv
+            tab kraken2 -
+        fi
+    done
 done
-# totals of the 'pos' sets, per tool
-awk 'BEGIN { FS = OFS = "\t" } $4 == "pos" { k = $1; n[k] += $5; m[k] += $6; a[k] += $7; mi[k] += $8; mu[k] += $9; w[k] += $10; u[k] += $11; ua[k] += $12; if (!(k in o)) o[k] = ++no }
+# totals of the 'pos' sets, per target set and tool
+awk 'BEGIN { FS = OFS = "\t" } $5 == "pos" { k = $1 "\t" $2; n[k] += $6; m[k] += $7; a[k] += $8; mi[k] += $9; mu[k] += $10; w[k] += $11; u[k] += $12; ua[k] += $13; if (!(k in o)) o[k] = ++no }
     END { for (k in o) ord[o[k]] = k
           for (i = 1; i <= no; i++) { k = ord[i]
               print k, "ALL_pos", "-", "pos", n[k], m[k], a[k], mi[k], mu[k], w[k], u[k], ua[k],
@@ -330,12 +404,16 @@ mv "$REAL_OUT.tmp" "$REAL_OUT"
 # ---------------------------------------------------------------- print
 low=; for s in "${snames[@]}"; do [ "${smapq[$s]}" = 20 ] || low="$low, $s: ${smapq[$s]}"; done
 [ -z "$low" ] || low=" (${low#, })"
-echo "# index: $REAL_DIR/$idx ($(du -h $idx | cut -f1)); targets: ${tnames[*]}; truth: minimap2 primary, MAPQ >= 20$low"
+for ts in $TARGET_SETS; do
+    echo "# target set $ts: index $REAL_DIR/${idx_of[$ts]} ($(du -h ${idx_of[$ts]} | cut -f1)); targets: ${tnames_of[$ts]}"
+done
+echo "# truth: minimap2 primary, MAPQ >= 20$low, against the same target set"
 echo "# agree%, wrong% of mapped; unassigned% = unm_assigned/unmapped. Roles neg and synth: no indexed"
-echo "# organism, so every assigned read counts as wrong (wrong% of all reads)."
+echo "# organism, so every assigned read counts as wrong (wrong% of all reads). Role chimera: every"
+echo "# read joins reads of two indexed species; agree = flagged (multi), wrong = one target named."
 awk 'BEGIN { FS = "\t" }
-    { printf "%-7s %-16s %-13s %-5s %7s %7s %7s %7s %6s %6s %7s %6s %7s %7s %7s %6s\n",
-        $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16 }' "$REAL_OUT" \
+    { printf "%-9s %-7s %-16s %-13s %-7s %7s %7s %7s %7s %6s %6s %7s %6s %7s %7s %7s %6s\n",
+        $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17 }' "$REAL_OUT" \
     | sed '1s/unm_assigned_pct/unassig%/; 1s/unm_assigned/unm_as/; 1s/agree_pct/agree%/; 1s/wrong_pct/wrong%/'
 echo "# TSV: $REAL_OUT"
 echo "# sets:"

@@ -10,6 +10,9 @@
 #   of mapped, unm_assigned% of unmapped.
 # role neg/synth: no read's organism is in the index, so every read the tool assigns to a
 #   target is wrong (wrong% is of all reads); agree and missed are 0.
+# role chimera: every read joins reads of two indexed species (the truth file only lists the
+#   reads): agree = multi (flagged), missed = none, wrong = one target named; every read
+#   counts as mapped.
 BEGIN { FS = OFS = "\t" }
 FNR == NR { truth[$1] = $2; next }
 {
@@ -18,6 +21,7 @@ FNR == NR { truth[$1] = $2; next }
     seen[$1] = 1; n++
     t = truth[$1]; c = $2
     assigned = (c != "none" && c != "multi")
+    if (role == "chimera") { mapped++; if (c == "multi") agree++; else if (assigned) wrong++; else missed++; next }
     if (t == "unmapped") { unm++; if (assigned) ua++ } else mapped++
     if (role != "pos") { if (assigned) wrong++; next }
     if (t == "unmapped") next
@@ -29,7 +33,7 @@ END {
     if (bad) exit 1
     nt = 0; for (r in truth) nt++
     if (n != nt) { print "tabulate.awk: " FILENAME " has " n " reads, the truth " nt > "/dev/stderr"; exit 1 }
-    if (role == "pos") { pa = pct(agree, mapped); pw = pct(wrong, mapped) }
+    if (role == "pos" || role == "chimera") { pa = pct(agree, mapped); pw = pct(wrong, mapped) }
     else { pa = "-"; pw = pct(wrong, n) }
     print tool, set, type, role, n, mapped + 0, agree + 0, missed + 0, multi + 0, wrong + 0,
           unm + 0, ua + 0, pa, pw, pct(ua, unm), sec
