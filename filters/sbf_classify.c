@@ -14,11 +14,12 @@
 #define SBF_CLUMP_MIN 0.01
 #define SBF_CLUMP_MAX 0.95
 
-int sbf_scorer_init(sbf_scorer_t *s, const sbf_classify_opt_t *opt, int n_targets, const double *fpr,
+int sbf_scorer_init(sbf_scorer_t *s, const sbf_classify_opt_t *opt, unsigned k, int n_targets, const double *fpr,
                     const double *clump)
 {
     memset(s, 0, sizeof *s);
     s->opt = *opt;
+    s->k = k ? k : 1;
     s->n_targets = n_targets;
     s->log_targets = n_targets > 1 ? log((double)n_targets) : 0;
     if (!(s->chance = malloc((size_t)(n_targets > 0 ? n_targets : 1) * sizeof *s->chance)))
@@ -136,60 +137,155 @@ static int verdict(const sbf_scorer_t *s, int t, int n_reads, const uint32_t *re
     return p[0] && p[1];
 }
 
-/* The units of the fragment's reads (segments, or each read whole): calls visit(unit k-mers,
- * unit hits) for each until it returns non-zero; returns that value. */
-typedef int (*unit_fn)(const sbf_scorer_t *s, uint32_t n, const uint32_t *h, void *ctx);
+/* Where a read's hits lie: units ukmers[q], uhits + q x R for q in [a, b) (the segments of a
+ * long read, or the read whole). */
+typedef struct {
+    const uint32_t *ukmers, *uhits;
+    size_t a, b;
+} read_units_t;
 
-static int each_unit(const sbf_scorer_t *s, int n_reads, const uint32_t *read, size_t first, const uint32_t *kmers,
-                     const uint32_t *hits, const sbf_segments_t *seg, unit_fn visit, void *ctx)
+static read_units_t units_of_read(int m, const uint32_t *read, size_t first, const uint32_t *kmers,
+                                  const uint32_t *hits, const sbf_segments_t *seg)
+{
+    const size_t i = read ? read[m] : first + (size_t)m;
+    if (!seg)
+        return (read_units_t){kmers, hits, i, i + 1};
+    return (read_units_t){seg->kmers, seg->hits, seg->first[i], seg->end[i]};
+}
+
+/* A part of a read is a window of w consecutive units (w = 1, 2, 4, ... SBF_PART_UNITS),
+ * starting every max(1, w / 2) units, so that a stretch of another organism of 1.5 w units or
+ * more fills one window whatever its offset: a 2 kb part of an ONT read (about 4 segments) fills
+ * a window of 2. */
+#define SBF_PART_UNITS 8u
+
+static size_t windows_of(size_t units)
+{
+    size_t n = 0;
+    for (size_t w = 1; w <= SBF_PART_UNITS && w <= units; w *= 2) {
+        const size_t step = w > 1 ? w / 2 : 1;
+        n += (units - w) / step + 1;
+    }
+    return n;
+}
+
+/* Can chance alone explain that target t finds d more of n k-mers than another target? Where
+ * two targets hold the same sequence, every k-mer of a read is in both or in neither, and only
+ * false positives make one find more: d is evidence for t only when its false positives (its
+ * fpr and clumps) would rarely give d hits. */
+static int excess_is_evidence(const sbf_scorer_t *s, int t, uint32_t n, uint32_t d, double threshold)
+{
+    return d >= s->opt.min_hits && sbf_score_hits(s, t, n, d) >= threshold;
+}
+
+/* A part is said to lack the best target only when that is this unlikely under the read's own
+ * error rate (one-sided, per part; the other target's excess must be evidence as well, and
+ * large: SBF_PART_SHARE). bench/real.sh's sweep, with the share: 0.05 flagged 94.3% of the
+ * joined E. coli + S. aureus ONT reads and 0.8% of the R9 E. coli reads with relatives
+ * indexed, 0.1 96.2% and 1.6% (doc/ACCURACY.md). */
+#ifndef SBF_ABSENT_P
+#define SBF_ABSENT_P 0.05
+#endif
+/* A part belongs to another target only when that target finds, beyond the best target's hits
+ * there, at least this share of what the rest of the read's rate predicts the best target would
+ * find: a relative that shares an IS element or a conserved stretch with an island of the read
+ * finds 5-15 k-mers where 40 were due, a chimera's other part about the read's rate. */
+#ifndef SBF_PART_SHARE
+#define SBF_PART_SHARE 0.25
+#endif
+
+/* P(Poisson(m) <= x), summed up from 0 (x is small where it matters). */
+static double poisson_cdf(double m, double x)
+{
+    double term = exp(-m), cdf = term;
+    for (double i = 1; i <= x && cdf <= 1; ++i) {
+        term *= m / i;
+        cdf += term;
+    }
+    return cdf < 1 ? cdf : 1;
+}
+
+/* P(Poisson(m) >= x) for x > m, summed from x up in logs (so 1e-300 is exact). */
+static double poisson_upper(double m, double x)
+{
+    if (x <= m)
+        return 1;
+    double lterm = -m + x * log(m) - lgamma(x + 1), sum = 0;
+    for (double i = x; i < x + 10000; ++i) {
+        const double t = exp(lterm);
+        sum += t;
+        if (t <= sum * 1e-12)
+            break;
+        lterm += log(m / (i + 1));
+    }
+    return sum;
+}
+
+/* The hits per k-mer of rest_h among rest_n (half a hit added, so that a fragment without a
+ * miss still shows a rate below 1). */
+static double hit_rate(uint32_t rest_n, uint32_t rest_h)
+{
+    return ((double)rest_h + 0.5) / ((double)rest_n + 1);
+}
+
+/* Is the best target absent from a part of n k-mers where it finds h, beyond the error rate the
+ * rest of the fragment shows (rate: hit_rate() of the rest)? With errors spread evenly at e per
+ * base, a fraction rate = (1 - e)^k of the k-mers is found. Two views of the same errors, the
+ * stricter one decides:
+ *  - hits: an error-free stretch gives a run of about 1/e found k-mers; runs are Poisson events,
+ *    so a noisy read must miss many runs (its hits are few, its misses many);
+ *  - misses: an error breaks at most k k-mers, so n - h misses need (n - h) / k errors at least;
+ *    an accurate read needs a few unlikely errors. */
+static int absent_beyond_errors(unsigned k, double rate, uint32_t n, uint32_t h)
+{
+    const double expect = rate * (double)n;
+    if ((double)h >= 0.5 * expect)
+        return 0;
+    const double e = 1 - pow(rate, 1 / (double)k);
+    double run = 1 / e;
+    run = run > (double)n ? (double)n : run < 1 ? 1 : run;
+    if (poisson_cdf(expect / run, floor((double)h / run)) <= SBF_ABSENT_P)
+        return 1;
+    const double errors = ceil((double)(n - h) / (double)k);
+    return poisson_upper(e * (double)(n + k - 1), errors) <= SBF_ABSENT_P;
+}
+
+/* Does the window [a, a + w) of a read belong to another target than the best? The best target
+ * is absent from it beyond the error rate of the rest of the fragment, and a target t finds
+ * there at least twice what the best finds (a relative that shares a base with the read where
+ * the best target's reference differs finds a few k-mers more, not the window), more than the
+ * best by SBF_PART_SHARE of what the read's rate predicts, and by more than t's false positives
+ * explain. Marks every such target in passing (if not NULL); returns whether one was found. */
+static int part_of_another(const sbf_scorer_t *s, int best, const read_units_t *u, size_t a, size_t w,
+                           uint32_t frag_kmers, uint32_t frag_best, double threshold, uint8_t *passing)
 {
     const size_t R = (size_t)s->n_targets;
-    for (int m = 0; m < n_reads; ++m) {
-        size_t i = read ? read[m] : first + (size_t)m;
-        int rc;
-        if (!seg) {
-            if ((rc = visit(s, kmers[i], hits + i * R, ctx)) != 0)
-                return rc;
-            continue;
-        }
-        for (size_t q = seg->first[i]; q < seg->end[i]; ++q)
-            if ((rc = visit(s, seg->kmers[q], seg->hits + q * R, ctx)) != 0)
-                return rc;
+    uint32_t n = 0, hb = 0;
+    for (size_t q = a; q < a + w; ++q) {
+        n += u->ukmers[q];
+        hb += u->uhits[q * R + (size_t)best];
     }
-    return 0;
-}
-
-static int count_unit(const sbf_scorer_t *s, uint32_t n, const uint32_t *h, void *ctx)
-{
-    (void)s, (void)h;
-    *(size_t *)ctx += n > 0;
-    return 0;
-}
-
-typedef struct {
-    int best;
-    double threshold;   /* min_score + log10(units with k-mers) */
-    uint8_t *passing;   /* marks the targets of the units that belong elsewhere */
-    int found;
-} chimera_t;
-
-/* A unit that belongs to another target than the best: marks every such target. */
-static int chimera_unit(const sbf_scorer_t *s, uint32_t n, const uint32_t *h, void *ctx)
-{
-    chimera_t *c = ctx;
-    const sbf_classify_opt_t *o = &s->opt;
+    if (n == 0 || n >= frag_kmers)
+        return 0;
+    const double rest_rate = hit_rate(frag_kmers - n, frag_best - hb);
+    if (!absent_beyond_errors(s->k, rest_rate, n, hb))
+        return 0;
+    int found = 0;
     for (int t = 0; t < s->n_targets; ++t) {
-        if (t == c->best || h[t] < o->min_hits || (double)h[t] < o->min_fraction * (double)n ||
-            (double)h[c->best] >= (double)h[t] - o->margin * (double)n)
+        if (t == best)
             continue;
-        if (sbf_score_hits(s, t, n, h[t]) >= c->threshold) {
-            c->found = 1;
-            if (!c->passing)
-                return 1;   /* no marks wanted: the first one settles it */
-            c->passing[t] = 1;
-        }
+        uint32_t ht = 0;
+        for (size_t q = a; q < a + w; ++q)
+            ht += u->uhits[q * R + (size_t)t];
+        if (ht < 2 * hb || ht <= hb || ht < s->opt.min_hits || (double)ht < s->opt.min_fraction * (double)n ||
+            (double)(ht - hb) < SBF_PART_SHARE * rest_rate * (double)n || !excess_is_evidence(s, t, n, ht - hb, threshold))
+            continue;
+        found = 1;
+        if (!passing)
+            return 1;   /* no marks wanted: the first one settles it */
+        passing[t] = 1;
     }
-    return 0;
+    return found;
 }
 
 void sbf_score_fragment(const sbf_scorer_t *s, int n_reads, const uint32_t *read, size_t first, const uint32_t *kmers,
@@ -202,11 +298,15 @@ void sbf_score_fragment(const sbf_scorer_t *s, int n_reads, const uint32_t *read
         memset(passing, 0, (size_t)(R > 0 ? R : 0));
     out->kmers = n;
     out->score = 0;
+    out->parts = 0;
     if (n == 0) {
         out->category = SBF_CAT_NO_KMER;
         return;
     }
-    /* the best passing target: highest score, then most hits, then the lower number */
+    /* the best passing target: most hits, then highest score, then the lower number. Among
+     * relatives that all pass by hundreds of orders of magnitude, the score ranks their false-
+     * positive rates, not their evidence: a read of Shigella (123 hits) lost to E. coli 536 (92
+     * hits, a sparser filter). A target whose hits chance explains does not pass at all. */
     int best = -1, most = 0;
     double best_score = -1;
     for (int t = 0; t < R; ++t) {
@@ -216,7 +316,7 @@ void sbf_score_fragment(const sbf_scorer_t *s, int n_reads, const uint32_t *read
             continue;
         double sc;
         int ok = verdict(s, t, n_reads, read, first, kmers, hits, n, frag_hits, &sc);
-        if (ok && (best < 0 || sc > best_score || (sc == best_score && frag_hits[t] > frag_hits[best]))) {
+        if (ok && (best < 0 || frag_hits[t] > frag_hits[best] || (frag_hits[t] == frag_hits[best] && sc > best_score))) {
             best = t;
             best_score = sc;
         }
@@ -226,35 +326,53 @@ void sbf_score_fragment(const sbf_scorer_t *s, int n_reads, const uint32_t *read
         out->score = R > 0 ? (float)sbf_score_hits(s, most, n, frag_hits[most]) : 0;
         return;
     }
-    /* tied: passing, with at most margin x n hits fewer than the best target */
-    const double floor_hits = (double)frag_hits[best] - s->opt.margin * (double)n;
+    /* tied: passing, and the best target's lead over it is within margin x its hits or is what
+     * the best target's false positives would give (no k-mer tells the two apart) */
+    const uint32_t hb = frag_hits[best];
+    const double floor_hits = (double)hb - s->opt.margin * (double)hb;
     int tied = 0;
     for (int t = 0; t < R; ++t) {
         double sc;
-        int in = t == best || ((double)frag_hits[t] >= floor_hits && frag_hits[t] > 0 &&
-                               verdict(s, t, n_reads, read, first, kmers, hits, n, frag_hits, &sc));
+        const uint32_t ht = frag_hits[t];
+        int close = ht >= hb || (double)ht >= floor_hits || !excess_is_evidence(s, best, n, hb - ht, s->opt.min_score);
+        int in = t == best ||
+                 (close && ht > 0 && verdict(s, t, n_reads, read, first, kmers, hits, n, frag_hits, &sc));
         tied += in;
         if (passing)
             passing[t] = (uint8_t)in;
     }
     out->category = tied > 1 ? SBF_CAT_MULTI : best;
     out->score = (float)best_score;
-    /* one best target: do the read's parts agree? (BioBloom's mate rules keep their meaning) */
-    if (tied > 1 || s->opt.mates != SBF_MATES_SUMMED || (n_reads < 2 && !seg))
+    /* do the read's parts agree? A tied fragment is multi already; it is checked too, so that
+     * out->parts tells a chimera of two targets with about equal halves from a shared read
+     * (BioBloom's mate rules keep their meaning) */
+    if (s->opt.mates != SBF_MATES_SUMMED || (n_reads < 2 && !seg))
         return;
     int other = 0;   /* a part can only belong to a target with hits in the whole fragment */
     for (int t = 0; t < R && !other; ++t)
         other = t != best && frag_hits[t] >= s->opt.min_hits;
     if (!other)
         return;
-    size_t units = 0;
-    each_unit(s, n_reads, read, first, kmers, hits, seg, count_unit, &units);
-    if (units < 2)
+    size_t windows = 0;   /* one test per window: the threshold rises with their number */
+    for (int m = 0; m < n_reads; ++m) {
+        const read_units_t u = units_of_read(m, read, first, kmers, hits, seg);
+        windows += windows_of(u.b - u.a);
+    }
+    if (windows < 2)
         return;
-    chimera_t c = {best, s->opt.min_score + log10((double)units), passing, 0};
-    each_unit(s, n_reads, read, first, kmers, hits, seg, chimera_unit, &c);
-    if (c.found)
+    const double threshold = s->opt.min_score + log10((double)windows);
+    int found = 0;
+    for (int m = 0; m < n_reads && !(found && !passing); ++m) {
+        const read_units_t u = units_of_read(m, read, first, kmers, hits, seg);
+        const size_t units = u.b - u.a;
+        for (size_t w = 1; w <= SBF_PART_UNITS && w <= units; w *= 2)
+            for (size_t a = u.a; a + w <= u.b; a += w > 1 ? w / 2 : 1)
+                found |= part_of_another(s, best, &u, a, w, n, frag_hits[best], threshold, passing);
+    }
+    if (found) {
         out->category = SBF_CAT_MULTI;
+        out->parts = 1;
+    }
 }
 
 SBF_EXPORT void sbf_classify_opt_init(sbf_classify_opt_t *o)

@@ -27,13 +27,14 @@ typedef struct {
 typedef struct {
     sbf_classify_opt_t opt;
     int n_targets;
+    unsigned k;              /* the targets' k-mer length: how many k-mers one base error breaks */
     double log_targets;      /* log(n_targets): a score is for the whole panel (see sbf.h) */
     sbf_chance_t *chance;    /* per target */
 } sbf_scorer_t;
 
-/* opt must pass sbf_classify_opt_check(); fpr[t] is target t's false-positive rate per k-mer
- * and clump[t] its clump chance. SBF_OK or SBF_E_NOMEM. */
-int sbf_scorer_init(sbf_scorer_t *s, const sbf_classify_opt_t *opt, int n_targets, const double *fpr,
+/* opt must pass sbf_classify_opt_check(); k is the targets' k-mer length, fpr[t] target t's
+ * false-positive rate per k-mer and clump[t] its clump chance. SBF_OK or SBF_E_NOMEM. */
+int sbf_scorer_init(sbf_scorer_t *s, const sbf_classify_opt_t *opt, unsigned k, int n_targets, const double *fpr,
                     const double *clump);
 void sbf_scorer_free(sbf_scorer_t *s);
 
@@ -49,6 +50,8 @@ typedef struct {
     float score;           /* the category target's score; when none passes, the score of the
                             * target with the most hits */
     uint32_t kmers;        /* valid k-mers, mates summed */
+    int parts;             /* multi because a part (a mate, or a window of a long read's segments)
+                            * belongs to another target than the best: a chimera */
 } sbf_frag_result_t;
 
 /* Sum the fragment's reads into frag_hits[n_targets] (caller's array) and return the k-mers. */
@@ -60,11 +63,14 @@ uint32_t sbf_fragment_sum(int n_targets, int n_reads, const uint32_t *read, size
  * multi fragment) and 0 for the others. With opt.mates SBF_MATES_BOTH/EITHER and two reads,
  * each mate is scored alone (BioBloom Tools' rules) and the pair's score for a target is the
  * lower (the higher) of the mates'.
+ * Two passing targets are tied (multi) when the best one's lead is within margin x its hits or
+ * no more than its false positives explain: no k-mer tells them apart.
  * A fragment of several units (mates, or segments of long reads when seg is not NULL) is also
- * multi when one unit belongs to another target than the best: that target passes in the unit
- * (its score there reaching min_score + log10 of the units, one test per unit) and the best
- * target has more than margin x (the unit's k-mers) hits fewer there: a chimera, or a read
- * across a prophage. */
+ * multi when a part of a read (a window of 1, 2, 4 or 8 consecutive units) belongs to another
+ * target than the best: the best target is absent there beyond the error rate the rest of the
+ * fragment shows, and the other target finds at least twice as much there, by more than its
+ * false positives explain (its score for the excess reaching min_score + log10 of the windows
+ * tested). That is a chimera, or a read across a prophage; out->parts says so. */
 void sbf_score_fragment(const sbf_scorer_t *s, int n_reads, const uint32_t *read, size_t first, const uint32_t *kmers,
                         const uint32_t *hits, const sbf_segments_t *seg, uint32_t *frag_hits, uint8_t *passing,
                         sbf_frag_result_t *out);

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SBF_SEGMENT_KMERS 1024u
+#define SBF_SEGMENT_KMERS 512u
 
 /* A batch cut into query units (reads, or segments of long reads), with reusable buffers. */
 typedef struct {

@@ -200,10 +200,12 @@ SBF_EXPORT int sbf_query_kmers(const sbf_index_t *idx, int target, const char *s
  * a small or an over-full filter. Target t passes when its score reaches min_score, h_t
  * reaches min_hits and h_t / n reaches min_fraction. The category is
  *  - the passing target with the best score (then the most hits, then the lower number), when
- *    no other passing target is within margin x n hits of it;
+ *    no other passing target is within margin x (its hits) of it, nor behind it by no more than
+ *    its false positives explain;
  *  - SBF_CAT_MULTI when one is (a read that two targets share), or when a part of the
- *    fragment (a mate, or a segment of 1,024 k-mers of a long read) belongs to another target
- *    (a chimera, a read across a prophage: see filters/sbf_classify.h);
+ *    fragment (a mate, or a stretch of a long read) belongs to another target: the best target
+ *    is absent there beyond the read's error rate and the other finds twice as much (a chimera,
+ *    a read across a prophage: see filters/sbf_classify.h);
  *  - SBF_CAT_NONE when no target passes; SBF_CAT_NO_KMER when the fragment has no valid k-mer
  *    (shorter than k, all N, or all low-complexity once masked).
  * Before the query, stretches of at least mask_lowcomp bases that repeat with a period of 1 to
@@ -213,8 +215,8 @@ typedef struct {
     double min_score;       /* >= 0: least calibrated score [SBF_DEFAULT_MIN_SCORE] */
     unsigned min_hits;      /* >= 1: least k-mers found in the target [SBF_DEFAULT_MIN_HITS] */
     double min_fraction;    /* 0..1: least fraction of the fragment's k-mers found [0] */
-    double margin;          /* 0..1: passing targets within margin x n hits of the best are
-                             * tied: SBF_CAT_MULTI [SBF_DEFAULT_MARGIN] */
+    double margin;          /* 0..1: passing targets within margin x (the best target's hits)
+                             * of the best are tied: SBF_CAT_MULTI [SBF_DEFAULT_MARGIN] */
     unsigned mask_lowcomp;  /* mask tandem repeats of at least this many bases; 0: no mask
                              * [SBF_DEFAULT_MASK_LOWCOMP] */
     int mates;              /* SBF_MATES_SUMMED: a pair's k-mers and hits add up [default];

@@ -371,7 +371,7 @@ int sbf_engine_scorer(const sbf_index_t *idx, const sbf_classify_opt_t *opt, sbf
     if (!fpr)
         return sbf_error(SBF_E_NOMEM, "out of memory");
     if ((rc = sbf_engine_chance(idx, fpr, fpr + R)) == SBF_OK)
-        rc = sbf_scorer_init(scorer, opt, R, fpr, fpr + R);
+        rc = sbf_scorer_init(scorer, opt, (unsigned)idx->params.k, R, fpr, fpr + R);
     free(fpr);
     return rc;
 }

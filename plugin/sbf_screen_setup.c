@@ -59,7 +59,7 @@ int screen_setup_scorer(screen_t *s)
     for (int x = 0; rc == SBF_OK && x < s->n_idx; ++x)
         rc = sbf_engine_chance(s->idx[x], fpr + s->first_target[x], clump + s->first_target[x]);
     if (rc == SBF_OK)
-        rc = sbf_scorer_init(&s->scorer, &s->o->score, s->R, fpr, clump);
+        rc = sbf_scorer_init(&s->scorer, &s->o->score, (unsigned)s->k, s->R, fpr, clump);
     free(fpr);
     return rc == SBF_OK ? 0 : sbf_error(rc, "out of memory setting up the scoring");
 }

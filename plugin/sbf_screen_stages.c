@@ -163,7 +163,7 @@ static int job_counts_reset(const screen_t *s, job_t *j)
         return -1;
     if (!j->passing && !(j->passing = calloc(R + 1, 1)))
         return -1;
-    j->part.frags = j->part.reads_in = j->part.bases_in = j->part.extras = j->part.no_kmer = 0;
+    j->part.frags = j->part.reads_in = j->part.bases_in = j->part.extras = j->part.no_kmer = j->part.chimeric = 0;
     j->part.masked_reads = j->part.masked_bases = 0;
     memset(j->part.cat, 0, (R + 2) * sizeof *j->part.cat);
     memset(j->part.hits, 0, (R + 1) * sizeof *j->part.hits);
@@ -185,6 +185,7 @@ static void merge_counts(screen_t *s, const job_t *j)
     sum->bases_in += p->bases_in;
     sum->extras += p->extras;
     sum->no_kmer += p->no_kmer;
+    sum->chimeric += p->chimeric;
     sum->masked_reads += p->masked_reads;
     sum->masked_bases += p->masked_bases;
     for (size_t c = 0; c < R + 2; ++c)
@@ -332,10 +333,13 @@ static int score_job(screen_t *s, job_t *j)
         const double score = res.score;
         j->cat[f] = cat;
         j->score[f] = (float)score;
-        if (kmers)
+        /* the report's histogram: each target's calibrated score, from the scorer the rule
+         * uses, on the fragment's summed k-mers and hits (also under BioBloom's mate rules,
+         * which score each mate alone); a target without a hit scores 0 and costs nothing */
+        if (kmers && s->o->report)
             for (int t = 0; t < R; ++t) {
-                int bin = (int)((double)h[t] / kmers * SUMMARY_BINS);
-                ++sum->score_hist[(size_t)t * SUMMARY_BINS + (size_t)(bin < SUMMARY_BINS ? bin : SUMMARY_BINS - 1)];
+                const double st = h[t] ? sbf_score_hits(&s->scorer, t, kmers, h[t]) : 0;
+                ++sum->score_hist[(size_t)t * SUMMARY_BINS + (size_t)summary_score_bin(st)];
             }
         ++sum->frags;
         sum->reads_in += fr->n;
@@ -343,6 +347,7 @@ static int score_job(screen_t *s, job_t *j)
         ++sum->cat[category_slot(s, cat)];
         if (cat == SBF_CAT_NO_KMER)
             ++sum->no_kmer;
+        sum->chimeric += res.parts != 0;
         if (cat >= 0 || cat == SBF_CAT_MULTI)
             for (int t = 0; t < R; ++t)
                 if (passing[t]) {

@@ -110,6 +110,8 @@ void summary_write_json(const screen_summary_t *s, FILE *fp)
         if (c < s->n_targets)
             fprintf(fp, ", \"passing\": %llu, \"shared\": %llu", (unsigned long long)s->hits[c],
                     (unsigned long long)s->shared[c]);
+        if (c == s->n_targets)   /* multi: of which chimeric (parts of different targets) */
+            fprintf(fp, ", \"chimeric\": %llu", (unsigned long long)s->chimeric);
         fprintf(fp, "}%s\n", c + 1 < s->n_targets + 2 ? "," : "");
     }
     fprintf(fp, "  ],\n  \"seconds\": %.3f,\n  \"reads_per_second\": %.0f\n}\n", s->seconds,
@@ -130,6 +132,8 @@ void summary_print(const screen_summary_t *s, FILE *fp)
     for (int c = 0; c < s->n_targets + 2; ++c) {
         fprintf(fp, "  %-*s %12llu  %6.2f%%", (int)w, s->names[c], (unsigned long long)s->cat[c],
                 100 * rate(s->cat[c], s->frags));
+        if (c == s->n_targets && s->chimeric)
+            fprintf(fp, "  (%llu with parts of different targets)", (unsigned long long)s->chimeric);
         if (c == s->n_targets + 1 && s->no_kmer)
             fprintf(fp, "  (%llu without a valid k-mer)", (unsigned long long)s->no_kmer);
         fputc('\n', fp);

@@ -25,16 +25,29 @@ typedef struct {
     uint64_t frags, reads_in, bases_in;
     uint64_t extras;              /* secondary/supplementary records: not classified */
     uint64_t no_kmer;             /* fragments without a valid k-mer (counted in none too) */
+    uint64_t chimeric;            /* multi fragments whose parts belong to different targets
+                                   * (chimeras, reads across an insertion; counted in multi too) */
     uint64_t masked_reads, masked_bases;   /* reads with low-complexity stretches masked, and their bases */
     uint64_t *cat;                /* n_targets + 2: fragments per category */
     uint64_t *hits, *shared;      /* per target: fragments passing it; of those, also passing another */
-    uint64_t *score_hist;         /* per target, SUMMARY_BINS bins of h_t / n (fragments with k-mers) */
+    uint64_t *score_hist;         /* per target, SUMMARY_BINS bins of the calibrated score S_t
+                                   * (sbf_score_hits(): what the rule compares with min_score) of
+                                   * each fragment with a valid k-mer; filled for --report only */
     /* counted by the writer */
     uint64_t frags_out, reads_out, bases_out;
     double seconds;
 } screen_summary_t;
 
-#define SUMMARY_BINS 20   /* score histogram: [0, 0.05), [0.05, 0.10), ..., [0.95, 1] */
+/* The calibrated-score histogram: bins [0, 1), [1, 2), ..., [29, 30) and an open last bin,
+ * 30 or more (a 150 bp read of the target with every k-mer found scores about 100). A target
+ * without a hit scores 0: the first bin. */
+#define SUMMARY_BINS 31
+#define SUMMARY_BIN_WIDTH 1.0
+static inline int summary_score_bin(double score)
+{
+    return score < (SUMMARY_BINS - 1) * SUMMARY_BIN_WIDTH ? (score > 0 ? (int)(score / SUMMARY_BIN_WIDTH) : 0)
+                                                          : SUMMARY_BINS - 1;
+}
 
 int summary_alloc(screen_summary_t *s, int n_targets);
 void summary_free(screen_summary_t *s);
@@ -44,7 +57,7 @@ void summary_write_tsv(const screen_summary_t *s, FILE *fp);
 void summary_write_json(const screen_summary_t *s, FILE *fp);
 void summary_print(const screen_summary_t *s, FILE *fp);
 /* A self-contained HTML page (inline SVG, no scripts, no network): reads per category, the
- * score distribution per target, the run's parameters. */
+ * calibrated-score distribution per target with the run's threshold, the run's parameters. */
 void summary_write_html(const screen_summary_t *s, FILE *fp);
 
 #endif

@@ -326,7 +326,7 @@ category_fq lp_inter_out.fq | awk 'NR % 2' > got
 same_lines "interleaved long pairs: the categories of the two-file run" got lp.truth
 
 # ---- 6. chimeras and low complexity -------------------------------------------------------------------
-# A read whose parts belong to two targets is multi (segments of 1,024 k-mers tell them apart),
+# A read whose parts belong to two targets is multi (windows of 512 k-mer segments tell them apart),
 # one with a part in no target keeps its target, and poly-G is masked (no valid k-mer: none).
 awk 'BEGIN { s = ""; for (i = 0; i < 1000; ++i) s = s "G"; print s }' > polyg.seq
 awk 'BEGIN { s = ""; for (i = 0; i < 1000; ++i) s = s "AC"; print s }' > acrep.seq
@@ -346,6 +346,10 @@ check "chimeras and repeats: exit 0" test $? -eq 0
 truth_fq chim.fq > want
 category_fq chim_out.fq > got
 same_lines "chimeras are multi, a part in no target keeps the target, repeats are masked" got want
+chimeric=$(grep -c '^multi_' chim.spec)
+check "... the JSON counts the $chimeric chimeras among the multi reads" \
+  grep -q "\"name\": \"multi\", \"reads\": $chimeric, \"fraction\": [0-9.e-]*, \"chimeric\": $chimeric}" chim.json
+check "... and so does the summary on stderr" grep -q "^  multi .*($chimeric with parts of different targets)$" chim.err
 # the four repeat reads (970 bases), and whatever short tandem repeats the genome slices hold
 masked=$(sed -n 's/.*"masked": {"reads": \([0-9]*\), "bases": \([0-9]*\)}.*/\1 \2/p' chim.json)
 check "... the JSON counts the masked reads and bases ($masked)" \

@@ -18,7 +18,7 @@ static sbf_scorer_t scorer(const sbf_classify_opt_t *o, int n, const double *fpr
     sbf_scorer_t s;
     const double clump[4] = {0.6, 0.6, 0.6, 0.6};
     assert_int_equal(sbf_classify_opt_check(o), SBF_OK);
-    assert_int_equal(sbf_scorer_init(&s, o, n, fpr, clump), SBF_OK);
+    assert_int_equal(sbf_scorer_init(&s, o, 31, n, fpr, clump), SBF_OK);
     return s;
 }
 
@@ -129,6 +129,25 @@ static void test_fpr_decides(void **state)
     sbf_scorer_free(&s);
 }
 
+/* Two relatives that both pass by far: the one with more k-mers wins, whatever their filters'
+ * false-positive rates (a MiSeq read of Shigella: 123 hits against 92 in E. coli 536, whose
+ * filter is sparser and so gave 92 hits the higher score). */
+static void test_most_hits_win(void **state)
+{
+    (void)state;
+    sbf_classify_opt_t o;
+    sbf_classify_opt_init(&o);
+    const double fpr[2] = {2e-7, 2e-6}, clump[2] = {0.2, 0.9};
+    sbf_scorer_t s;
+    assert_int_equal(sbf_scorer_init(&s, &o, 31, 2, fpr, clump), SBF_OK);
+    uint32_t hits[2] = {92, 123};
+    assert_true(sbf_score_hits(&s, 0, 221, 92) > sbf_score_hits(&s, 1, 221, 123));   /* the score would pick 0 */
+    uint8_t passing[2];
+    assert_int_equal(one(&s, 221, hits, passing).category, 1);
+    assert_true(!passing[0] && passing[1]);
+    sbf_scorer_free(&s);
+}
+
 static void test_thresholds(void **state)
 {
     (void)state;
@@ -182,15 +201,109 @@ static void test_multi_and_margin(void **state)
     hits[1] = 84;   /* 6 behind: the best wins alone */
     assert_int_equal(one(&s, 100, hits, passing).category, 0);
     sbf_scorer_free(&s);
-    o.margin = 0.5;   /* a wide margin ties the third target too (40 >= 90 - 50) */
+    o.margin = 0.5;   /* a wide margin ties the third target too (46 >= 90 - 0.5 x 90) */
     s = scorer(&o, 3, fpr);
+    hits[2] = 46;
     assert_int_equal(one(&s, 100, hits, passing).category, SBF_CAT_MULTI);
     assert_int_equal(passing[2], 1);
+    hits[2] = 44;
+    assert_int_equal(one(&s, 100, hits, passing).category, SBF_CAT_MULTI);
+    assert_int_equal(passing[2], 0);
     sbf_scorer_free(&s);
     o.margin = 0;   /* equal hits are still a tie */
     s = scorer(&o, 3, fpr);
     uint32_t eq[3] = {50, 50, 0};
     assert_int_equal(one(&s, 100, eq, NULL).category, SBF_CAT_MULTI);
+    /* a lead that chance explains is no lead: in an over-full filter (1e-3 false positives per
+     * k-mer), 2 hits more than another target among 100 k-mers are what false positives give;
+     * 15 more are not */
+    o.margin = 0;
+    const double full[3] = {1e-3, 1e-3, 1e-3};
+    s = scorer(&o, 3, full);
+    uint32_t near[3] = {52, 50, 0};
+    assert_int_equal(one(&s, 100, near, passing).category, SBF_CAT_MULTI);
+    near[1] = 37;
+    assert_int_equal(one(&s, 100, near, passing).category, 0);
+    sbf_scorer_free(&s);
+}
+
+/* A noisy long read of one organism with a relative indexed: the relative shares some of what
+ * the best target finds (its genes in common) but finds far fewer k-mers overall. The margin
+ * counts in the best target's hits, not in the read's k-mers (of which a noisy read finds a few
+ * percent): the read is the best target's. */
+static void test_relative_long_read(void **state)
+{
+    (void)state;
+    sbf_classify_opt_t o;
+    sbf_classify_opt_init(&o);
+    const double fpr[3] = {8e-7, 4e-7, 6e-7};
+    sbf_scorer_t s = scorer(&o, 3, fpr);
+    uint8_t passing[3];
+    uint32_t hits[3] = {254, 195, 117};   /* E. coli K-12, O157:H7, 536 of a real R9 read */
+    assert_int_equal(one(&s, 21000, hits, passing).category, 0);
+    assert_true(passing[0] && !passing[1] && !passing[2]);
+    hits[1] = 250;   /* within 2% of the best: shared */
+    assert_int_equal(one(&s, 21000, hits, passing).category, SBF_CAT_MULTI);
+    sbf_scorer_free(&s);
+}
+
+/* Segments of a noisy long read of target 0 (16 of 512 k-mers) that are not chimeras: a
+ * stretch of low quality (no target finds anything there), and a strain difference (target 0
+ * finds a little less there and the relative, target 1, a few k-mers more: one error-free stretch
+ * over a base the read shares with the relative). Neither makes the read multi; 2 kbp (4
+ * segments) without target 0 and with the relative's own k-mers do. */
+static void test_segments_not_chimeras(void **state)
+{
+    (void)state;
+    sbf_classify_opt_t o;
+    sbf_classify_opt_init(&o);
+    const double fpr[2] = {8e-7, 6e-7};
+    sbf_scorer_t s = scorer(&o, 2, fpr);
+    uint32_t ukmers[16], uhits[32], kmers[1], hits[2], frag[2];
+    const size_t first[1] = {0}, end[1] = {16};
+    for (int q = 0; q < 16; ++q) {
+        ukmers[q] = 512;
+        uhits[q * 2] = 20;       /* about 4% of the k-mers: a 10%-error read */
+        uhits[q * 2 + 1] = 10;   /* the relative shares half of them */
+    }
+    uhits[4 * 2] = uhits[4 * 2 + 1] = 0;   /* segment 4: low quality */
+    uhits[10 * 2] = 7;                     /* segment 10: 7 of 20, and the relative 9 */
+    uhits[10 * 2 + 1] = 9;
+    const sbf_segments_t seg = {first, end, ukmers, uhits};
+    sbf_segments_gather(&seg, 1, 2, kmers, hits);
+    uint8_t passing[2];
+    sbf_frag_result_t r;
+    sbf_score_fragment(&s, 1, NULL, 0, kmers, hits, &seg, frag, passing, &r);
+    assert_int_equal(r.category, 0);
+    for (int q = 10; q < 14; ++q) {   /* 2 kbp of the relative's own sequence */
+        uhits[q * 2] = 0;
+        uhits[q * 2 + 1] = 18;
+    }
+    sbf_segments_gather(&seg, 1, 2, kmers, hits);
+    sbf_score_fragment(&s, 1, NULL, 0, kmers, hits, &seg, frag, passing, &r);
+    assert_int_equal(r.category, SBF_CAT_MULTI);
+    assert_true(passing[0] && passing[1]);
+    sbf_scorer_free(&s);
+}
+
+/* Pairs: a mate of another target is a chimera (an accurate read misses its whole length only
+ * with many errors); a mate with one error in it is not. */
+static void test_mate_parts(void **state)
+{
+    (void)state;
+    sbf_classify_opt_t o;
+    sbf_classify_opt_init(&o);
+    const double fpr[2] = {6e-6, 8e-7};
+    sbf_scorer_t s = scorer(&o, 2, fpr);
+    uint32_t kmers[2] = {120, 120}, hits[4] = {120, 0, 0, 120}, frag[2];
+    uint8_t passing[2];
+    sbf_frag_result_t r;
+    sbf_score_fragment(&s, 2, NULL, 0, kmers, hits, NULL, frag, passing, &r);
+    assert_int_equal(r.category, SBF_CAT_MULTI);
+    assert_true(passing[0] && passing[1]);
+    uint32_t one_error[4] = {120, 0, 89, 0};   /* mate 2: one error, 31 k-mers lost */
+    sbf_score_fragment(&s, 2, NULL, 0, kmers, one_error, NULL, frag, passing, &r);
+    assert_int_equal(r.category, 0);
     sbf_scorer_free(&s);
 }
 
@@ -242,8 +355,9 @@ static void test_units(void **state)
     static char longread[5000];
     memset(longread, 'A', sizeof longread);
     const char *seqs[3] = {"ACGT", longread, longread};
-    const size_t lens[3] = {4, 31 + 1023, 31 + 2 * 1024 + 5};   /* 1024 k-mers: one unit; 2053: three */
+    const size_t lens[3] = {4, 31 + 511, 31 + 2 * 512 + 5};   /* 512 k-mers: one unit; 1029: three */
     sbf_units_t u = {0};
+    assert_int_equal(SBF_SEGMENT_KMERS, 512);
     assert_int_equal(sbf_units_make(&u, 3, seqs, NULL, lens, 31), SBF_OK);
     assert_int_equal(u.n_units, 5);
     assert_true(u.segmented);
@@ -251,7 +365,7 @@ static void test_units(void **state)
     assert_int_equal(u.start[1], 1);
     assert_int_equal(u.start[2], 2);
     assert_int_equal(u.start[3], 5);
-    assert_int_equal(u.lens[1], 31 + 1023);
+    assert_int_equal(u.lens[1], 31 + 511);
     size_t kmers = 0;
     for (size_t q = 2; q < 5; ++q) {
         assert_ptr_equal(u.seqs[q], longread + (q - 2) * SBF_SEGMENT_KMERS);
@@ -259,7 +373,7 @@ static void test_units(void **state)
     }
     assert_int_equal(kmers, lens[2] - 30);
     const uint8_t *packed[1] = {(const uint8_t *)longread};
-    const size_t plen[1] = {31 + 1024};
+    const size_t plen[1] = {31 + 512};
     assert_int_equal(sbf_units_make(&u, 1, NULL, packed, plen, 31), SBF_OK);
     assert_int_equal(u.n_units, 2);
     assert_ptr_equal(u.packed[1], packed[0] + SBF_SEGMENT_KMERS / 2);
@@ -615,8 +729,11 @@ int main(void)
         cmocka_unit_test(test_no_kmer_and_no_target), cmocka_unit_test(test_outspec),
         cmocka_unit_test(test_mates_rules),      cmocka_unit_test(test_score_values),
         cmocka_unit_test(test_fpr_decides),      cmocka_unit_test(test_mates_summed),
+        cmocka_unit_test(test_most_hits_win),
         cmocka_unit_test(test_lowcomp_cases),    cmocka_unit_test(test_lowcomp_random),
         cmocka_unit_test(test_lowcomp_batch),    cmocka_unit_test(test_chimera_segments),
+        cmocka_unit_test(test_relative_long_read), cmocka_unit_test(test_segments_not_chimeras),
+        cmocka_unit_test(test_mate_parts),
         cmocka_unit_test(test_units),
         cmocka_unit_test(test_mate_names),       cmocka_unit_test(test_safe_file_part),       cmocka_unit_test(test_pairing_by_flags),
     };
