@@ -363,4 +363,41 @@ check "--mask-lowcomp 0: poly-G keeps its k-mers" test "$(grep -c 'none_polyg.*s
 check "sbf query counts every k-mer of a repeat (raw, unmasked)" \
   awk -v k="$k" '$1 == "none_polyg" { exit !($2 == 300 - k + 1) }' chim.tsv
 
+# ---- 7. relatives and noisy long reads -----------------------------------------------------------------
+# A relative 1.5% away (rel: rnd with a substitution every ~67 bases) indexed beside rnd; reads with
+# 12% substitutions, as PacBio CLR reads have, keep about 2% of their 31-mers. A read of rnd finds
+# about 60% of those in rel too: it is rnd's (a margin counted in the read's k-mers tied them), a
+# read of rel is rel's, and a read joining 10 kbp of rnd to 10 kbp of E. coli is multi and counted
+# as chimeric; the reads of one organism are not.
+# mutate RATE SEED: each base of each input line replaced by another with probability RATE
+mutate() {
+  awk -v p="$1" -v seed="$2" 'function mut(s,   out, i, j, n, b, c) {
+      out = ""; i = 1; n = length(s)
+      while (i <= n) {
+        j = i + int(log(1 - rand()) / log(1 - p))
+        if (j > n) { out = out substr(s, i); break }
+        b = substr(s, j, 1); do c = substr("ACGT", int(rand() * 4) + 1, 1); while (c == b)
+        out = out substr(s, i, j - i) c; i = j + 1
+      }
+      return out }
+    BEGIN { srand(seed) } { print mut($0) }'
+}
+mutate 0.015 5 < rnd.seq > rel.seq
+(echo '>rel_genome'; fold -w 80 rel.seq) > rel.fa
+"$SBF" build -@ 2 -o rel.sbf rnd=rnd.fa rel=rel.fa ecoli="$data/ecoli_slice.fa.gz" 2> build.err ||
+  { echo "Bail out! sbf build of the relatives failed: $(cat build.err)"; exit 1; }
+{ for i in 0 1 2 3 4 5 6 7 8 9; do echo "rnd_$i rnd:$((i * 90000)):20000"; echo "rel_$i rel:$((i * 90000 + 7)):20000"; done
+  for i in 0 1 2 3 4; do echo "multi_join_$i rnd:$((i * 150000)):10000 ecoli:$((i * 5000)):10000"; done; } > rel.spec
+mkreads < rel.spec | awk 'NR % 4 == 2' | mutate 0.12 17 > rel.noisy
+mkreads < rel.spec | awk 'NR == FNR { s[NR] = $0; next } FNR % 4 == 2 { print s[FNR / 4 + 0.5]; next } { print }' rel.noisy - > rel.fq
+"$SBF" classify -x rel.sbf "${C[@]}" --hits --json rel.json -o rel_out.fq rel.fq 2> rel.err
+check "noisy long reads with a relative indexed: exit 0" test $? -eq 0
+check "... 12% substitutions: the reads keep 1-4% of their k-mers" \
+  awk 'NR % 4 == 1 && $1 ~ /^@rnd_/ { split($NF, h, ","); f = h[2] / 19970; if (f < 0.005 || f > 0.05) bad = 1 } END { exit bad }' rel_out.fq
+truth_fq rel.fq > want
+category_fq rel_out.fq > got
+same_lines "... a read of one organism is its own, a read joining two is multi" got want
+check "... the JSON counts the 5 joined reads as chimeric, and only them" \
+  grep -q '"name": "multi", "reads": 5, "fraction": [0-9.e-]*, "chimeric": 5}' rel.json
+
 tap_end
