@@ -195,23 +195,28 @@ static int excess_is_evidence(const sbf_scorer_t *s, int t, uint32_t n, uint32_t
 #define SBF_PART_SHARE 0.25
 #endif
 
-/* P(Poisson(m) <= x), summed up from 0 (x is small where it matters). */
+/* P(Poisson(m) <= x), summed up from 0 (x is at most a window's k-mers over a run). */
 static double poisson_cdf(double m, double x)
 {
     double term = exp(-m), cdf = term;
-    for (double i = 1; i <= x && cdf <= 1; ++i) {
+    for (double i = 1; i <= x; ++i) {
         term *= m / i;
         cdf += term;
     }
     return cdf < 1 ? cdf : 1;
 }
 
-/* P(Poisson(m) >= x) for x > m, summed from x up in logs (so 1e-300 is exact). */
+/* P(Poisson(m) >= x) for x > m, summed from x up in logs (so 1e-300 is exact). x is at most a
+ * window's k-mers over k (133 for 8 segments), so log(x!) is summed here: lgamma() would write
+ * the global signgam from every worker thread at once. */
 static double poisson_upper(double m, double x)
 {
     if (x <= m)
         return 1;
-    double lterm = -m + x * log(m) - lgamma(x + 1), sum = 0;
+    double log_fact = 0;
+    for (double i = 2; i <= x; ++i)
+        log_fact += log(i);
+    double lterm = -m + x * log(m) - log_fact, sum = 0;
     for (double i = x; i < x + 10000; ++i) {
         const double t = exp(lterm);
         sum += t;
