@@ -214,10 +214,10 @@ static void test_multi_and_margin(void **state)
     s = scorer(&o, 3, fpr);
     uint32_t eq[3] = {50, 50, 0};
     assert_int_equal(one(&s, 100, eq, NULL).category, SBF_CAT_MULTI);
+    sbf_scorer_free(&s);
     /* a lead that chance explains is no lead: in an over-full filter (1e-3 false positives per
      * k-mer), 2 hits more than another target among 100 k-mers are what false positives give;
      * 15 more are not */
-    o.margin = 0;
     const double full[3] = {1e-3, 1e-3, 1e-3};
     s = scorer(&o, 3, full);
     uint32_t near[3] = {52, 50, 0};
