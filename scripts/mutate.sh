@@ -80,5 +80,13 @@ mutation panel-column filters/sbf_kmer.h \
 mutation panel-put filters/sbf_index.c \
   '        const uint64_t s = v / t->cols, col = t->col0 + v % t->cols, row = s * sb;\n        for (unsigned q = 0; q < words; ++q)' \
   '        const uint64_t s = v / t->cols, col = t->col0 + (v + 1) % t->cols, row = s * sb;   /* MUTATION: bits put in the next column */\n        for (unsigned q = 0; q < words; ++q)'
+mutation parts-k filters/sbf_classify.c \
+  ' || ht - hb <= s->k ||' ' ||   /* MUTATION: a part needs no more than k k-mers beyond the best target */' 
+mutation parts-absent filters/sbf_classify.c \
+  '    if (!absent_beyond_errors(s->k, rest_rate, n, hb))\n        return 0;' \
+  '    (void)absent_beyond_errors;   /* MUTATION: the best target need not be absent from a part */'
+mutation tie-margin filters/sbf_classify.c \
+  '    const double floor_hits = (double)hb - s->opt.margin * (double)hb;' \
+  '    const double floor_hits = (double)hb - s->opt.margin * (double)n;   /* MUTATION: the margin in k-mers of the read */'
 cat "$work/table.md"
 exit $status

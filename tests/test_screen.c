@@ -275,6 +275,14 @@ static void test_segments_not_chimeras(void **state)
     sbf_frag_result_t r;
     sbf_score_fragment(&s, 1, NULL, 0, kmers, hits, &seg, frag, passing, &r);
     assert_int_equal(r.category, 0);
+    /* segment 10 where the relative finds far more but target 0 finds what its rate predicts: a
+     * stretch the read shares better with the relative (a mosaic strain), not a part of it */
+    uhits[10 * 2] = 20;
+    uhits[10 * 2 + 1] = 90;
+    sbf_segments_gather(&seg, 1, 2, kmers, hits);
+    sbf_score_fragment(&s, 1, NULL, 0, kmers, hits, &seg, frag, passing, &r);
+    assert_int_equal(r.category, 0);
+    assert_int_equal(r.parts, 0);
     for (int q = 10; q < 14; ++q) {   /* 2 kbp of the relative's own sequence */
         uhits[q * 2] = 0;
         uhits[q * 2 + 1] = 18;
@@ -282,6 +290,7 @@ static void test_segments_not_chimeras(void **state)
     sbf_segments_gather(&seg, 1, 2, kmers, hits);
     sbf_score_fragment(&s, 1, NULL, 0, kmers, hits, &seg, frag, passing, &r);
     assert_int_equal(r.category, SBF_CAT_MULTI);
+    assert_int_equal(r.parts, 1);
     assert_true(passing[0] && passing[1]);
     sbf_scorer_free(&s);
 }
