@@ -118,7 +118,7 @@ int sbf_reader_open(const char *path, const sbf_reader_opt_t *opt, sbf_reader_t 
          * bytes made a 'quality and sequence lengths differ' error about a garbage name */
         const char *z = fmt.compression == bzip2_compression ? "bzip2" : fmt.compression == xz_compression ? "xz" : "zstd";
         rc = sbf_error(SBF_E_FORMAT, "%s: %s-compressed; sbf reads plain, gzip or BGZF files: decompress it first "
-                       "(e.g. %s -dc FILE | sbf ... -)", path, z, fmt.compression == bzip2_compression ? "bzip2" : z);
+                       "(e.g. %s -dc FILE | sbf ... -)", path, z, z);
         hclose_abruptly(hf);
         goto fail;
     }

@@ -355,6 +355,9 @@ hdr="targets\ttool\tset\ttype\trole\treads\tmapped\tagree\tmissed\tmulti\twrong\
 rows=run/rows.tsv
 : > $rows
 declare -A idx_of=()
+# tab TOOL SEC: the row of TOOL's calls for set $s against target set $ts (role $role)
+tab() { awk -f "$real/tabulate.awk" -v tool=$1 -v set=$s -v type=${stype[$s]} -v role=$role -v sec=$2 \
+            truth/$ts/$s.tsv run/$ts.$s.$1.tsv | sed "s/^/$ts\t/" >> $rows; }
 for ts in $TARGET_SETS; do
     prepare_targets $ts
     tsets=()
@@ -369,8 +372,6 @@ for ts in $TARGET_SETS; do
     rm -f run/all.fq
     for s in "${tsets[@]}"; do
         role=${role_of[$ts.$s]:-${srole[$s]}}
-        tab() { awk -f "$real/tabulate.awk" -v tool=$1 -v set=$s -v type=${stype[$s]} -v role=$role -v sec=$2 \
-                    truth/$ts/$s.tsv run/$ts.$s.$1.tsv | sed "s/^/$ts\t/" >> $rows; }
         t0=$(date +%s.%N)
         # shellcheck disable=SC2086
         "$SBF" classify -x $idx $SBF_ARGS -o run/$ts.$s.fq sets/$s.fq 2> run/$ts.$s.log \

@@ -159,13 +159,14 @@ static read_units_t units_of_read(int m, const uint32_t *read, size_t first, con
  * a window of 2. */
 #define SBF_PART_UNITS 8u
 
+static size_t window_step(size_t w) { return w > 1 ? w / 2 : 1; }
+
+/* How many windows a read of `units` units has: the tests the parts threshold counts. */
 static size_t windows_of(size_t units)
 {
     size_t n = 0;
-    for (size_t w = 1; w <= SBF_PART_UNITS && w <= units; w *= 2) {
-        const size_t step = w > 1 ? w / 2 : 1;
-        n += (units - w) / step + 1;
-    }
+    for (size_t w = 1; w <= SBF_PART_UNITS && w <= units; w *= 2)
+        n += (units - w) / window_step(w) + 1;
     return n;
 }
 
@@ -284,7 +285,7 @@ static int part_of_another(const sbf_scorer_t *s, int best, const read_units_t *
         uint32_t ht = 0;
         for (size_t q = a; q < a + w; ++q)
             ht += u->uhits[q * R + (size_t)t];
-        if (ht < 2 * hb || ht <= hb || ht < s->opt.min_hits || (double)ht < s->opt.min_fraction * (double)n ||
+        if (ht < 2 * hb || ht < s->opt.min_hits || (double)ht < s->opt.min_fraction * (double)n ||
             (double)(ht - hb) < SBF_PART_SHARE * rest_rate * (double)n || ht - hb <= s->k ||
             !excess_is_evidence(s, t, n, ht - hb, threshold))
             continue;
@@ -342,9 +343,11 @@ void sbf_score_fragment(const sbf_scorer_t *s, int n_reads, const uint32_t *read
     for (int t = 0; t < R; ++t) {
         double sc;
         const uint32_t ht = frag_hits[t];
-        int close = ht >= hb || (double)ht >= floor_hits || !excess_is_evidence(s, best, n, hb - ht, s->opt.min_score);
+        /* a target without a hit is never tied: no score for it (most targets of a read) */
         int in = t == best ||
-                 (close && ht > 0 && verdict(s, t, n_reads, read, first, kmers, hits, n, frag_hits, &sc));
+                 (ht > 0 &&
+                  (ht >= hb || (double)ht >= floor_hits || !excess_is_evidence(s, best, n, hb - ht, s->opt.min_score)) &&
+                  verdict(s, t, n_reads, read, first, kmers, hits, n, frag_hits, &sc));
         tied += in;
         if (passing)
             passing[t] = (uint8_t)in;
@@ -374,7 +377,7 @@ void sbf_score_fragment(const sbf_scorer_t *s, int n_reads, const uint32_t *read
         const read_units_t u = units_of_read(m, read, first, kmers, hits, seg);
         const size_t units = u.b - u.a;
         for (size_t w = 1; w <= SBF_PART_UNITS && w <= units; w *= 2)
-            for (size_t a = u.a; a + w <= u.b; a += w > 1 ? w / 2 : 1)
+            for (size_t a = u.a; a + w <= u.b; a += window_step(w))
                 found |= part_of_another(s, best, &u, a, w, n, frag_hits[best], threshold, passing);
     }
     if (found) {
