@@ -156,6 +156,10 @@ static int build_metadata(sbf_index_t *idx, uint64_t data_offset, wbuf_t *w, uin
         wb_u32(w, (uint32_t)t->panel);
         wb_u32(w, t->col0);
         wb_u32(w, t->cols);
+        wb_u32(w, (uint32_t)t->n_masks);
+        for (int i = 0; i < t->n_masks; ++i)
+            wb_str(w, t->masks[i]);
+        wb_u64(w, t->masked);
     }
     uint64_t off = data_offset;
     for (int q = 0; q < idx->n_panels; ++q) {
@@ -342,10 +346,24 @@ static int parse_meta(sbf_index_t *idx, const uint8_t *meta, uint64_t meta_bytes
                 return sbf_error(SBF_E_FORMAT, "%s: corrupt metadata of target %u", path, i + 1);
             t->panel = (int)panel;
         }
+        if (version >= 4) {   /* the masks left out of it */
+            uint32_t n_masks = rb_u32(&r);
+            if (r.failed || n_masks > MAX_TARGETS * 16u)
+                return sbf_error(SBF_E_FORMAT, "%s: corrupt metadata of target %u", path, i + 1);
+            if (n_masks && !(t->masks = calloc(n_masks, sizeof *t->masks)))
+                return sbf_error(SBF_E_NOMEM, "out of memory loading %s", path);
+            for (uint32_t j = 0; j < n_masks && !r.failed; ++j) {
+                t->masks[j] = rb_str(&r);
+                t->n_masks = (int)j + 1;
+            }
+            t->masked = rb_u64(&r);
+            if (r.failed)
+                return sbf_error(SBF_E_FORMAT, "%s: corrupt metadata of target %u", path, i + 1);
+        }
         if (!sbf_panel_add_member(&idx->panels[t->panel], (int)i))
             return sbf_error(SBF_E_NOMEM, "out of memory loading %s", path);
     }
-    if (version == 3)
+    if (version >= 3)
         for (uint32_t q = 0; q < n_panels; ++q) {
             sbf_panel_t *pn = &idx->panels[q];
             pn->n_shards = rb_u64(&r);
@@ -435,10 +453,10 @@ int sbf_index_read(const char *path, int verify, sbf_index_t **out)
      * a version-2 file is read as one plain panel per target (the same bits). */
     const uint32_t version = get32(f + H_VERSION);
     if (version < SBF_FORMAT_OLDEST)
-        FAIL(SBF_E_VERSION, "%s: index of format version %u, written by an older sbf (this sbf reads versions %u and %u): rebuild it with sbf build",
+        FAIL(SBF_E_VERSION, "%s: index of format version %u, written by an older sbf (this sbf reads versions %u to %u): rebuild it with sbf build",
              path, version, SBF_FORMAT_OLDEST, SBF_FORMAT_VERSION);
     if (version > SBF_FORMAT_VERSION)
-        FAIL(SBF_E_VERSION, "%s: index of format version %u, written by a newer sbf (this sbf reads versions %u and %u): use that sbf, or rebuild the index",
+        FAIL(SBF_E_VERSION, "%s: index of format version %u, written by a newer sbf (this sbf reads versions %u to %u): use that sbf, or rebuild the index",
              path, version, SBF_FORMAT_OLDEST, SBF_FORMAT_VERSION);
     uint64_t file_bytes = get64(f + H_FILE_BYTES);
     if (size < file_bytes)

@@ -27,6 +27,9 @@ static void target_release(sbf_target_t *t)
     for (int i = 0; i < t->n_sources; ++i)
         free(t->sources[i]);
     free(t->sources);
+    for (int i = 0; i < t->n_masks; ++i)
+        free(t->masks[i]);
+    free(t->masks);
 }
 
 void sbf_idx_free(sbf_index_t *idx)
@@ -191,17 +194,21 @@ void sbf_target_extract(const sbf_index_t *idx, const sbf_target_t *t, uint64_t 
     }
 }
 
-int sbf_target_add_source(sbf_target_t *t, const char *source)
+static int list_add(char ***list, int *n, const char *s)
 {
-    char **grown = realloc(t->sources, (size_t)(t->n_sources + 1) * sizeof *grown);
+    char **grown = realloc(*list, (size_t)(*n + 1) * sizeof *grown);
     if (!grown)
         return sbf_error(SBF_E_NOMEM, "out of memory");
-    t->sources = grown;
-    if (!(t->sources[t->n_sources] = strdup(source)))
+    *list = grown;
+    if (!(grown[*n] = strdup(s)))
         return sbf_error(SBF_E_NOMEM, "out of memory");
-    ++t->n_sources;
+    ++*n;
     return SBF_OK;
 }
+
+int sbf_target_add_source(sbf_target_t *t, const char *source) { return list_add(&t->sources, &t->n_sources, source); }
+
+int sbf_target_add_mask(sbf_target_t *t, const char *mask) { return list_add(&t->masks, &t->n_masks, mask); }
 
 /* Shard words of each run, computed first so that every shard can be prefetched before the
  * first one is touched: the runs of a window are independent cache misses. */

@@ -35,7 +35,10 @@ typedef struct {
     char **sources;       /* file names or sequence names it was built from */
     int n_sources;
     uint64_t bases;       /* bases read, N included */
-    uint64_t kmers;       /* valid k-mer positions inserted (with repeats) */
+    uint64_t kmers;       /* valid k-mer positions inserted (with repeats; masked ones not) */
+    char **masks;         /* files whose k-mers were left out of it (sbf build --mask) */
+    int n_masks;
+    uint64_t masked;      /* valid k-mer positions of its sequence left out by the masks */
     uint64_t n_shards;    /* shards of its filter: its panel's n_shards * cols */
     double fill;          /* fraction of bits set */
     double predicted_fpr; /* probability that a random k-mer tests present */
@@ -74,6 +77,7 @@ int sbf_idx_add_panel(sbf_index_t *idx, uint64_t n_shards, unsigned log2_width);
  * arrive through sbf_panel_put); returns its number. */
 int sbf_idx_add_panel_target(sbf_index_t *idx, const char *name, int panel, unsigned col0, unsigned cols);
 int sbf_target_add_source(sbf_target_t *t, const char *source);
+int sbf_target_add_mask(sbf_target_t *t, const char *mask);
 /* Bytes of t's filter (its share of its panel), and of a panel's whole array. */
 size_t sbf_target_bytes(const sbf_index_t *idx, const sbf_target_t *t);
 size_t sbf_panel_bytes(const sbf_index_t *idx, const sbf_panel_t *pn);

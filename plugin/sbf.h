@@ -39,9 +39,9 @@ extern "C" {
 #endif
 
 #define SBF_VERSION_MAJOR 0
-#define SBF_VERSION_MINOR 6
+#define SBF_VERSION_MINOR 7
 #define SBF_VERSION_PATCH 0
-#define SBF_VERSION "0.6.0"
+#define SBF_VERSION "0.7.0"
 
 #if defined(__GNUC__)
 #define SBF_EXPORT __attribute__((visibility("default")))
@@ -113,6 +113,14 @@ SBF_EXPORT int sbf_builder_add_target(sbf_builder_t *b, const char *name) SBF_RE
 SBF_EXPORT int sbf_builder_add_file(sbf_builder_t *b, int target, const char *path) SBF_RESULT_USED;
 /* Add one in-memory sequence of len bytes to target t (the bytes are copied). */
 SBF_EXPORT int sbf_builder_add_seq(sbf_builder_t *b, int target, const char *seq, size_t len) SBF_RESULT_USED;
+/* Leave out of target t (or of every target, t = SBF_EVERY_TARGET) each k-mer found in the
+ * FASTA/FASTQ/SAM/BAM/CRAM file at path: a host masked against microbes does not remove their
+ * reads with its own. The file is read now; masks given for a target add up. A target k-mer no
+ * mask holds is left out by chance at the mask filter's false-positive rate (about 1e-8,
+ * doc/decisions.md "Masked targets"). The index records each target's masks and the k-mers
+ * they left out (sbf_index_target_masks). */
+#define SBF_EVERY_TARGET (-1)
+SBF_EXPORT int sbf_builder_add_mask(sbf_builder_t *b, int target, const char *path) SBF_RESULT_USED;
 /* Build every target's filter. Frees the builder whatever the outcome; on success *out owns
  * the index. Fails with SBF_E_PARAM if there is no target or a target has no valid k-mer. */
 SBF_EXPORT int sbf_builder_finish(sbf_builder_t *b, sbf_index_t **out) SBF_RESULT_USED;
@@ -145,6 +153,13 @@ SBF_EXPORT int sbf_index_target(const sbf_index_t *idx, int t, sbf_target_info_t
  * has 1 column of 1; targets of about the same size share a wide panel, which one query reads
  * for all of them at once. Any pointer may be NULL. SBF_E_PARAM if t is out of range. */
 SBF_EXPORT int sbf_index_target_panel(const sbf_index_t *idx, int t, int *panel, int *columns, int *panel_columns);
+
+/* The masks of target t (format 4): *n_masks files (*masks, valid while the index lives) whose
+ * k-mers were left out of it, and *masked, the k-mer positions of its sequence they left out
+ * (0 and 0 for an unmasked target or an index of format 2 or 3). Any pointer may be NULL.
+ * SBF_E_PARAM if t is out of range. */
+SBF_EXPORT int sbf_index_target_masks(const sbf_index_t *idx, int t, int *n_masks, const char *const **masks,
+                                      uint64_t *masked);
 
 /* Query n sequences: seqs[i] of lens[i] bytes. Writes kmers[i] = valid k-mers of sequence i
  * and hits[i * n_targets + t] = those present in target t. Uses up to `threads` threads

@@ -12,6 +12,7 @@
 #include "../filters/sbf_format.h"
 #include "../filters/sbf_index.h"
 #include "../filters/sbf_kmer.h"
+#include "../filters/sbf_mask.h"
 #include "../filters/sbf_panel.h"
 #include "../gpu/sbf_gpu.h"
 #include "sbf.h"
@@ -22,13 +23,22 @@ typedef struct {
     sbf_seqbuf_t seq;
     char **sources;
     int n_sources;
+    uint64_t masked;   /* k-mer positions its masks left out */
 } pending_target_t;
+
+typedef struct {
+    int target;        /* SBF_EVERY_TARGET or a target number */
+    char *path;
+    sbf_seqbuf_t seq;
+} pending_mask_t;
 
 struct sbf_builder_s {
     sbf_opt_t opt;
     sbf_params_t params;
     pending_target_t *targets;
     int n_targets;
+    pending_mask_t *masks;
+    int n_masks;
 };
 
 SBF_EXPORT const char *sbf_version(void) { return SBF_VERSION; }
@@ -100,6 +110,11 @@ SBF_EXPORT void sbf_builder_destroy(sbf_builder_t *b)
         free(t->sources);
     }
     free(b->targets);
+    for (int i = 0; i < b->n_masks; ++i) {
+        free(b->masks[i].path);
+        sbf_seqbuf_free(&b->masks[i].seq);
+    }
+    free(b->masks);
     free(b);
 }
 
@@ -144,20 +159,18 @@ static int add_source(pending_target_t *t, const char *source)
     return SBF_OK;
 }
 
-SBF_EXPORT int sbf_builder_add_file(sbf_builder_t *b, int target, const char *path)
+/* Every record of the file at path appended to seq; SBF_OK or an error naming the file. */
+static int read_sequences(const sbf_builder_t *b, const char *path, sbf_seqbuf_t *seq)
 {
-    int rc = check_target(b, target);
-    if (rc)
-        return rc;
-    pending_target_t *t = &b->targets[target];
     sbf_seqfile_t *f;
+    int rc;
     if ((rc = sbf_seqfile_open(path, b->opt.threads > 1 ? b->opt.threads : 0, &f)))
         return rc;
     sbf_seqrec_t rec = {{0, 0, NULL}, {0, 0, NULL}};
     long long records = 0;
     while ((rc = sbf_seqfile_read(f, &rec)) == 1) {
         ++records;
-        if ((rc = sbf_seqbuf_append(&t->seq, sbf_nt4_ascii, (const uint8_t *)rec.seq.s, rec.seq.l, b->params.k)))
+        if ((rc = sbf_seqbuf_append(seq, sbf_nt4_ascii, (const uint8_t *)rec.seq.s, rec.seq.l, b->params.k)))
             break;
     }
     sbf_seqrec_free(&rec);
@@ -166,8 +179,82 @@ SBF_EXPORT int sbf_builder_add_file(sbf_builder_t *b, int target, const char *pa
         rc = close_rc;
     if (rc == SBF_OK && records == 0)
         rc = sbf_error(SBF_E_FORMAT, "%s: no sequences in file", path);
-    if (rc == SBF_OK)
+    return rc;
+}
+
+SBF_EXPORT int sbf_builder_add_file(sbf_builder_t *b, int target, const char *path)
+{
+    int rc = check_target(b, target);
+    if (rc)
+        return rc;
+    pending_target_t *t = &b->targets[target];
+    if ((rc = read_sequences(b, path, &t->seq)) == SBF_OK)
         rc = add_source(t, path);
+    return rc;
+}
+
+SBF_EXPORT int sbf_builder_add_mask(sbf_builder_t *b, int target, const char *path)
+{
+    int rc = target == SBF_EVERY_TARGET ? SBF_OK : check_target(b, target);
+    if (rc)
+        return rc;
+    pending_mask_t *grown = realloc(b->masks, (size_t)(b->n_masks + 1) * sizeof *grown);
+    if (!grown)
+        return sbf_error(SBF_E_NOMEM, "out of memory");
+    b->masks = grown;
+    pending_mask_t *m = &b->masks[b->n_masks];
+    m->target = target;
+    sbf_seqbuf_init(&m->seq);
+    if (!(m->path = strdup(path)))
+        return sbf_error(SBF_E_NOMEM, "out of memory");
+    if ((rc = read_sequences(b, path, &m->seq)) == SBF_OK && m->seq.kmers == 0)
+        rc = sbf_error(SBF_E_PARAM, "mask %s has no valid %d-mer (sequences shorter than k, or only N)", path,
+                       b->params.k);
+    if (rc != SBF_OK) {
+        free(m->path);
+        sbf_seqbuf_free(&m->seq);
+        return rc;
+    }
+    b->n_masks++;
+    return SBF_OK;
+}
+
+/* Target i's sequence with its masks' k-mers left out (sbf_mask.h). Targets masked only by the
+ * masks of every target share one mask filter (*every, built on first use). */
+static int mask_target(sbf_builder_t *b, int i, sbf_index_t **every)
+{
+    pending_target_t *pt = &b->targets[i];
+    const sbf_seqbuf_t **seqs = malloc((size_t)b->n_masks * sizeof *seqs);
+    if (!seqs)
+        return sbf_error(SBF_E_NOMEM, "out of memory");
+    int n = 0, own = 0, rc = SBF_OK;
+    for (int j = 0; j < b->n_masks; ++j)
+        if (b->masks[j].target == SBF_EVERY_TARGET || b->masks[j].target == i) {
+            seqs[n++] = &b->masks[j].seq;
+            own += b->masks[j].target == i;
+        }
+    sbf_index_t *mine = NULL, *mask = NULL;
+    sbf_seqbuf_t kept;
+    sbf_seqbuf_init(&kept);
+    if (n == 0)
+        goto done;
+    if (own == 0 && !*every)
+        rc = sbf_mask_build(&b->params, seqs, n, b->opt.threads, every);
+    else if (own > 0)
+        rc = sbf_mask_build(&b->params, seqs, n, b->opt.threads, &mine);
+    mask = own ? mine : *every;
+    if (rc == SBF_OK)
+        rc = sbf_mask_apply(mask, &pt->seq, b->opt.threads, &kept, &pt->masked);
+    if (rc == SBF_OK) {
+        kept.bases = pt->seq.bases;   /* the bases read stay those of the target's files */
+        sbf_seqbuf_free(&pt->seq);
+        pt->seq = kept;
+    } else {
+        sbf_seqbuf_free(&kept);
+    }
+done:
+    sbf_idx_free(mine);
+    free(seqs);
     return rc;
 }
 
@@ -204,8 +291,17 @@ SBF_EXPORT int sbf_builder_finish(sbf_builder_t *b, sbf_index_t **out)
         rc = sbf_error(SBF_E_NOMEM, "out of memory");
         goto done;
     }
+    sbf_index_t *every = NULL;
+    for (int i = 0; i < n && rc == SBF_OK; ++i)
+        rc = mask_target(b, i, &every);
+    sbf_idx_free(every);
     for (int i = 0; i < n && rc == SBF_OK; ++i) {
         pending_target_t *pt = &b->targets[i];
+        if (pt->seq.kmers == 0 && pt->masked) {
+            rc = sbf_error(SBF_E_PARAM, "target '%s' has no %d-mer its masks do not hold (%llu left out)", pt->name,
+                           b->params.k, (unsigned long long)pt->masked);
+            break;
+        }
         if (pt->seq.kmers == 0) {
             rc = sbf_error(SBF_E_PARAM, "target '%s' has no valid %d-mer (sequences shorter than k, or only N)",
                            pt->name, b->params.k);
@@ -233,8 +329,12 @@ SBF_EXPORT int sbf_builder_finish(sbf_builder_t *b, sbf_index_t **out)
         sbf_target_t *t = &idx->targets[r];
         t->bases = pt->seq.bases;
         t->kmers = pt->seq.kmers;
+        t->masked = pt->masked;
         for (int j = 0; j < pt->n_sources && rc == SBF_OK; ++j)
             rc = sbf_target_add_source(t, pt->sources[j]);
+        for (int j = 0; j < b->n_masks && rc == SBF_OK; ++j)
+            if (b->masks[j].target == SBF_EVERY_TARGET || b->masks[j].target == i)
+                rc = sbf_target_add_mask(t, b->masks[j].path);
         /* a target of a wide panel is built in the plain layout, then copied into its columns */
         const int wide = idx->panels[t->panel].log2_width > 0;
         uint64_t *scratch = NULL;
@@ -329,6 +429,21 @@ SBF_EXPORT int sbf_index_target(const sbf_index_t *idx, int t, sbf_target_info_t
     info->bytes = sbf_target_bytes(idx, x);
     info->fill = x->fill;
     info->predicted_fpr = x->predicted_fpr;
+    return SBF_OK;
+}
+
+SBF_EXPORT int sbf_index_target_masks(const sbf_index_t *idx, int t, int *n_masks, const char *const **masks,
+                                      uint64_t *masked)
+{
+    if (t < 0 || t >= idx->n_targets)
+        return sbf_error(SBF_E_PARAM, "no target number %d (the index has %d)", t, idx->n_targets);
+    const sbf_target_t *x = &idx->targets[t];
+    if (n_masks)
+        *n_masks = x->n_masks;
+    if (masks)
+        *masks = (const char *const *)x->masks;
+    if (masked)
+        *masked = x->masked;
     return SBF_OK;
 }
 

@@ -32,6 +32,9 @@ void usage_build(FILE *fp)
             "      --shard-bits INT     shard size, 256 or 512 bits [%d]\n"
             "      --bits-per-kmer NUM  filter bits per reference k-mer [%g]\n"
             "      --size SIZE          fixed size of each target's filter instead (e.g. 128M)\n"
+            "      --mask [NAME=]FILE   leave out of target NAME (of every target without NAME=) each\n"
+            "                           k-mer found in FILE: a host masked against microbes keeps\n"
+            "                           their reads (repeat to add masks)\n"
             "  -@, --threads INT        threads [%d]\n"
             "      --gpu auto|none|ID   build on a CUDA device (same bytes as the CPU) [auto]\n"
             "      --progress           report each step on stderr (default when it is a terminal)\n"
@@ -72,7 +75,7 @@ int main_build(int argc, char **argv)
         {"bits-per-kmer", required_argument, NULL, OPT_BITS_PER_KMER},
         {"size", required_argument, NULL, OPT_SIZE},  {"threads", required_argument, NULL, '@'},
         {"progress", no_argument, NULL, OPT_PROGRESS}, {"gpu", required_argument, NULL, OPT_GPU},
-        {"preset", required_argument, NULL, OPT_PRESET},
+        {"preset", required_argument, NULL, OPT_PRESET}, {"mask", required_argument, NULL, OPT_MASK},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     const char *cmd = "build", *out = NULL;
@@ -82,17 +85,24 @@ int main_build(int argc, char **argv)
     int progress = isatty(STDERR_FILENO), c, bits_given = 0, m_given = 0, s_given = 0, k_given = 0;
     const char *preset = NULL;
     cli_seen_t seen = {{0}};
+    const char **mask_args = calloc((size_t)argc, sizeof *mask_args);   /* --mask repeats add up */
+    int n_mask_args = 0;
+    if (!mask_args) {
+        cli_error(cmd, "out of memory");
+        return 1;
+    }
     while ((c = getopt_long(argc, argv, "o:k:m:s:H:@:h", lopts, NULL)) >= 0) {
         int bad = 0;
-        if (cli_once(cmd, &seen, c, "o:k:m:s:H:@:h", lopts, NULL) < 0)
-            return 1;
+        static const int accumulate[] = {OPT_MASK, 0};   /* masks add up */
+        if (cli_once(cmd, &seen, c, "o:k:m:s:H:@:h", lopts, accumulate) < 0)
+            goto early;
         switch (c) {
         case 'o': out = optarg; break;
         case 'k': bad = cli_int(cmd, "-k", optarg, 1, 32, &opt.k); k_given = 1; break;
         case OPT_PRESET:
             if (preset && strcmp(preset, optarg)) {
                 cli_error(cmd, "--preset given twice (%s, %s): give one", preset, optarg);
-                return 1;
+                goto early;
             }
             preset = optarg;
             if (!strcmp(optarg, "sr"))
@@ -101,7 +111,7 @@ int main_build(int argc, char **argv)
                 opt.k = SBF_LONG_READ_K;
             else {
                 cli_error(cmd, "unknown --preset '%s': sr or long", optarg);
-                return 1;
+                goto early;
             }
             break;
         case 'm': bad = cli_int(cmd, "-m", optarg, 1, 32, &opt.m); m_given = 1; break;
@@ -116,25 +126,26 @@ int main_build(int argc, char **argv)
         case '@': bad = cli_int(cmd, "-@", optarg, 1, 1024, &opt.threads); break;
         case OPT_PROGRESS: progress = 1; break;
         case OPT_GPU: bad = cli_gpu_option(cmd, optarg, &gpus); break;
-        case 'h': usage_build(stdout); return 0;
-        default: usage_build(stderr); return 1;
+        case OPT_MASK: mask_args[n_mask_args++] = optarg; break;
+        case 'h': usage_build(stdout); free(mask_args); return 0;
+        default: usage_build(stderr); goto early;
         }
         if (bad)
-            return 1;
+            goto early;
     }
     if (!out) {
         cli_error(cmd, "no output index given (-o IDX.sbf)");
         usage_build(stderr);
-        return 1;
+        goto early;
     }
     if (optind >= argc) {
         cli_error(cmd, "no reference given");
         usage_build(stderr);
-        return 1;
+        goto early;
     }
     if (preset && k_given) {
         cli_error(cmd, "--preset %s sets k: give --preset or -k, not both", preset);
-        return 1;
+        goto early;
     }
     /* -k alone: the minimizer and s-mer lengths follow it (k - 6, as 25 is to 31). */
     if (!m_given)
@@ -143,12 +154,12 @@ int main_build(int argc, char **argv)
         opt.s = opt.k > SBF_DEFAULT_K_MINUS_M ? opt.k - SBF_DEFAULT_K_MINUS_M : opt.k;
     if (bits_given && opt.size_bytes) {
         cli_error(cmd, "--bits-per-kmer and --size are alternatives: give one");
-        return 1;
+        goto early;
     }
 
     if (gpus.mode == CLI_GPU_ALL || (gpus.mode == 0 && gpus.n > 1)) {
         cli_error(cmd, "a build runs on one device: --gpu auto, none or one ID (screening takes several)");
-        return 1;
+        goto early;
     }
     /* auto stays auto: if the device fails, the library builds on the CPU and says so below */
     int dev[SBF_MAX_GPUS];
@@ -156,7 +167,7 @@ int main_build(int argc, char **argv)
     sbf_builder_t *b;
     if (sbf_builder_init(&opt, &b) != SBF_OK) {
         cli_error(cmd, "%s", sbf_last_error());
-        return 1;
+        goto early;
     }
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -166,7 +177,7 @@ int main_build(int argc, char **argv)
     if (!names) {
         cli_error(cmd, "out of memory");
         sbf_builder_destroy(b);
-        return 1;
+        goto early;
     }
     for (int i = optind; i < argc; ++i) {
         const char *arg = argv[i], *eq = strchr(arg, '=');
@@ -209,6 +220,32 @@ int main_build(int argc, char **argv)
             goto done;
         }
     }
+    /* --mask [NAME=]FILE: NAME= as in a target argument; a name no target has is refused */
+    for (int i = 0; i < n_mask_args; ++i) {
+        const char *arg = mask_args[i], *eq = strchr(arg, '='), *path = arg;
+        int t = SBF_EVERY_TARGET;
+        if (eq && !memchr(arg, '/', (size_t)(eq - arg))) {
+            path = eq + 1;
+            t = -2;
+            for (int j = 0; j < n_names; ++j)
+                if (strlen(names[j]) == (size_t)(eq - arg) && !strncmp(names[j], arg, (size_t)(eq - arg)))
+                    t = j;
+            if (t == -2) {
+                cli_error(cmd, "--mask %s: no target is named '%.*s'", arg, (int)(eq - arg), arg);
+                goto done;
+            }
+        }
+        if (!*path) {
+            cli_error(cmd, "--mask '%s': expected [NAME=]FILE with a non-empty file", arg);
+            goto done;
+        }
+        if (progress)
+            fprintf(stderr, "sbf build: reading mask %s (for %s)\n", path, t >= 0 ? names[t] : "every target");
+        if (sbf_builder_add_mask(b, t, path) != SBF_OK) {
+            cli_error(cmd, "%s", sbf_last_error());
+            goto done;
+        }
+    }
     if (progress)
     {
         if (opt.gpu >= 0 || opt.gpu == SBF_GPU_AUTO)
@@ -240,9 +277,16 @@ int main_build(int argc, char **argv)
             sbf_target_info_t ti;
             char sz[32];
             if (sbf_index_target(idx, t, &ti) == SBF_OK)
-                fprintf(stderr, "sbf build: %-16s %12llu k-mers  %10s  fill %.3f  predicted FPR %.3g\n",
+            {
+                uint64_t masked = 0;
+                sbf_index_target_masks(idx, t, NULL, NULL, &masked);
+                fprintf(stderr, "sbf build: %-16s %12llu k-mers  %10s  fill %.3f  predicted FPR %.3g",
                         ti.name, (unsigned long long)ti.kmers, cli_bytes(ti.bytes, sz, sizeof sz), ti.fill,
                         ti.predicted_fpr);
+                if (masked)
+                    fprintf(stderr, "  (%llu masked k-mers left out)", (unsigned long long)masked);
+                fputc('\n', stderr);
+            }
         }
         fprintf(stderr, "sbf build: done in %.2f s\n",
                 (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
@@ -254,5 +298,9 @@ done:
     for (int j = 0; j < n_names; ++j)
         free(names[j]);
     free(names);
+    free(mask_args);
     return status;
+early:
+    free(mask_args);
+    return 1;
 }

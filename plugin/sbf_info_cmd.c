@@ -12,7 +12,8 @@ void usage_info(FILE *fp)
             "Prints the parameters and, per target, its sources, bases, k-mers, filter size, fill,\n"
             "predicted false-positive rate (of a random k-mer) and panel: \"own\" for a filter of\n"
             "its own, \"N: c/W\" for c of the W columns of panel N, which targets of about the\n"
-            "same size share (one query reads them together). Checks every checksum.\n"
+            "same size share (one query reads them together); then, for each target masked at\n"
+            "build time, its masks and the k-mers they left out. Checks every checksum.\n"
             "The text form is for people; use --json in scripts.\n"
             "\n"
             "Options:\n"
@@ -64,10 +65,20 @@ static void print_json(const char *path, const sbf_index_t *idx, const sbf_opt_t
         }
         int pn = 0, cols = 0, width = 0;
         sbf_index_target_panel(idx, t, &pn, &cols, &width);
+        int n_masks = 0;
+        const char *const *masks = NULL;
+        uint64_t masked = 0;
+        sbf_index_target_masks(idx, t, &n_masks, &masks, &masked);
         printf("], \"bases\": %llu, \"kmers\": %llu, \"bytes\": %llu, \"fill\": %.6f, \"predicted_fpr\": %.6g, "
-               "\"panel\": %d, \"columns\": %d, \"panel_columns\": %d}",
+               "\"panel\": %d, \"columns\": %d, \"panel_columns\": %d, \"masks\": [",
                (unsigned long long)ti.bases, (unsigned long long)ti.kmers, (unsigned long long)ti.bytes, ti.fill,
                ti.predicted_fpr, pn, cols, width);
+        for (int i = 0; i < n_masks; ++i) {
+            if (i)
+                printf(", ");
+            json_string(masks[i]);
+        }
+        printf("], \"masked_kmers\": %llu}", (unsigned long long)masked);
     }
     printf("\n  ]\n}\n");
 }
@@ -111,6 +122,23 @@ static void print_text(const char *path, const sbf_index_t *idx, const sbf_opt_t
                (unsigned long long)ti.kmers, cli_bytes(ti.bytes, size, sizeof size), ti.fill, ti.predicted_fpr, panel);
         for (int i = 0; i < ti.n_sources; ++i)
             printf("%s%s", i ? ", " : "", ti.sources[i]);
+        putchar('\n');
+    }
+    /* the masks after the table: a list of files does not fit a column */
+    int first = 1;
+    for (int t = 0; t < n; ++t) {
+        sbf_target_info_t ti;
+        int n_masks = 0;
+        const char *const *masks = NULL;
+        uint64_t masked = 0;
+        if (sbf_index_target(idx, t, &ti) != SBF_OK || sbf_index_target_masks(idx, t, &n_masks, &masks, &masked) != SBF_OK ||
+            n_masks == 0)
+            continue;
+        printf("%s%-*s  %llu k-mers (%.4f%%) left out, found in ", first ? "\nmasked\n" : "", wname, ti.name,
+               (unsigned long long)masked, 100.0 * (double)masked / (double)(masked + ti.kmers));
+        first = 0;
+        for (int i = 0; i < n_masks; ++i)
+            printf("%s%s", i ? ", " : "", masks[i]);
         putchar('\n');
     }
 }

@@ -172,6 +172,13 @@ check_error "query with a corrupted index" 1 "sbf query: flip.sbf: corrupt filte
 # an index of format 2 (sbf 0.5, one filter per target) is read as it is: sbf 0.5's answers
 run "query with a format-2 index" 0 "$SBF" query -x "$srcdir/data/format2.sbf" reads.fq &&
   same "a format-2 index gives sbf 0.5's answers" out "$expected/format2_query.tsv"
+# an index of format 3 (sbf 0.6, no masks; built by 0.6.0 with this file's idx.sbf command) is
+# read as targets without masks: the same answers as idx.sbf
+run "query with a format-3 index" 0 "$SBF" query -x "$srcdir/data/format3.sbf" reads.fq &&
+  same "a format-3 index gives the answers of the same index in format 4" out "$expected/query.tsv"
+run "info of a format-3 index" 0 "$SBF" info --json "$srcdir/data/format3.sbf" &&
+  if [ "$(grep -c '"masks": \[\], "masked_kmers": 0}' out)" -eq 2 ]; then ok "info: a format-3 index's targets have no masks"
+  else not_ok "info: a format-3 index's targets have no masks" "$(cat out)"; fi
 check_error "query of a FASTQ with short quality" 1 "sbf query: badq.fq: record 'r1': quality and sequence lengths differ" \
   bash -c "printf '@r1\nACGTACGT\n+\nIII\n' > badq.fq; '$SBF' query -x idx.sbf badq.fq"
 check_error_prefix "query of a truncated gzip" 1 "sbf query: cut.fq.gz: read error or truncated compressed data after " \

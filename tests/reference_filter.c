@@ -1,7 +1,7 @@
 /* reference_filter.c -- an independent reference implementation of sbf's filter, for
  * tests/reference.sh.
  *
- * Written only from the specification: doc/format.md (file layout of format version 3, panels
+ * Written only from the specification: doc/format.md (file layout of format version 4, panels
  * and the rule by which `sbf build` forms them, "The bits") and the comment block and constants
  * of filters/sbf_kmer.h. It includes and links nothing of sbf: the index file is parsed here,
  * XXH64 is implemented here, the panel rule is implemented here, and the bits are computed here,
@@ -9,8 +9,9 @@
  * own; no rolling windows; every bit placed into its panel one at a time), so that an error in
  * the library's fast paths cannot hide in both.
  *
- * Format version 3: after the header, one metadata record per target (counts, its number of
- * shards N, fill, predicted FPR, clump chance, its panel, first column and number of columns),
+ * Format version 4: after the header, one metadata record per target (counts, its number of
+ * shards N, fill, predicted FPR, clump chance, its panel, first column and number of columns,
+ * its masks and the k-mers they left out),
  * then one per panel (n shards per column, log2 of its width W, offset, size and XXH64 of its
  * filter array). A target of c columns starting at column c0 of a panel holds a plain filter
  * of N = n * c shards; bit b of its shard v is bit (v/c * shard_bits + b) * W + c0 + v%c of the
@@ -329,7 +330,7 @@ static void check(int ok, const char *fmt, ...)
 static uint64_t align64(uint64_t x) { return (x + 63) / 64 * 64; }
 
 
-/* ---- the index file, per doc/format.md (version 3) -------------------------------------------- */
+/* ---- the index file, per doc/format.md (version 4) -------------------------------------------- */
 
 typedef struct {
     char name[4097];
@@ -401,7 +402,7 @@ static void load_index(index_t *ix, const char *path, const params_t *exp, doubl
         exit(1);
     }
     check(memcmp(b, "\x89SBF\r\n\x1a\n", 8) == 0, "header: magic");
-    check(le(b + 8, 4) == 3, "header: format version %" PRIu64 " (3)", le(b + 8, 4));
+    check(le(b + 8, 4) == 4, "header: format version %" PRIu64 " (4)", le(b + 8, 4));
     check(le(b + 12, 4) == 0x01020304, "header: byte-order mark 0x%08" PRIx64, le(b + 12, 4));
     check(le(b + 16, 4) == 128, "header: header size %" PRIu64 " (128)", le(b + 16, 4));
     ix->p.k = (int)le(b + 20, 4);
@@ -482,6 +483,19 @@ static void load_index(index_t *ix, const char *path, const params_t *exp, doubl
         t->panel = (uint32_t)take(&c, 4);
         t->col0 = (uint32_t)take(&c, 4);
         t->cols = (uint32_t)take(&c, 4);
+        /* format 4: the masks left out of it (sbf build --mask), and the k-mers they left out */
+        uint32_t n_masks = (uint32_t)take(&c, 4);
+        for (uint32_t j = 0; j < n_masks; ++j) {
+            uint64_t l = take(&c, 4);
+            if ((uint64_t)(c.end - c.p) < l) {
+                check(0, "metadata: target %s mask %u runs past the end", t->name, j);
+                exit(1);
+            }
+            printf("# target %s mask %u: %.*s\n", t->name, j, (int)l, (const char *)c.p);
+            c.p += l;
+        }
+        uint64_t masked = take(&c, 8);
+        check(n_masks > 0 || masked == 0, "metadata: target %s: %" PRIu64 " k-mers masked by no mask", t->name, masked);
     }
     int fatal = 0;
     uint64_t next = data_off;

@@ -184,6 +184,172 @@ static void test_formats_build_identical_filters(void **state)
     free(sam);
 }
 
+/* A k-mer in canonical form (the smaller of it and its reverse complement), for the naive mask. */
+static void canonical_kmer(const char *kmer, int k, char *out)
+{
+    char *rc = revcomp(kmer, (size_t)k);
+    memcpy(out, strncmp(kmer, rc, (size_t)k) <= 0 ? kmer : rc, (size_t)k);
+    out[k] = '\0';
+    free(rc);
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* --mask: the masked target holds exactly the target's k-mers that the mask does not (checked
+ * against a naive set of the mask's canonical k-mers and a target built from the kept k-mers as
+ * records of their own), the k-mers left out are counted, a mask for one target leaves the
+ * others alone, and masks and counts survive a save and a load. */
+static void test_masked_target(void **state)
+{
+    (void)state;
+    test_seed(91);
+    const int k = 31;
+    char *a = random_dna(6000), *other = random_dna(1500), *noise = random_dna(3000);
+    /* the mask: unrelated sequence, a stretch of the target as it is, another reverse-complemented,
+     * and a third with one base changed (k-mers across the change stay in the target) */
+    char *rc_part = revcomp(a + 3000, 400);
+    char part3[301];
+    memcpy(part3, a + 5000, 300);
+    part3[300] = '\0';
+    part3[150] = part3[150] == 'A' ? 'C' : 'A';
+    size_t mcap = 16384;
+    char *mfa = malloc(mcap);
+    assert_non_null(mfa);
+    snprintf(mfa, mcap, ">noise\n%s\n>fwd\n%.500s\n>rev\n%s\n>snp\n%s\n", noise, a + 1000, rc_part, part3);
+    char *mpath = write_tmp("mask.fa", mfa);
+
+    /* the naive answer: the mask's canonical k-mers, sorted; the target's k-mers kept or counted */
+    const char *mrec[4] = {noise, a + 1000, rc_part, part3};
+    const size_t mlen[4] = {3000, 500, 400, 300};
+    size_t n_mask = 0;
+    char **mk = malloc(8000 * sizeof *mk);
+    assert_non_null(mk);
+    for (int r = 0; r < 4; ++r)
+        for (size_t i = 0; i + (size_t)k <= mlen[r]; ++i) {
+            mk[n_mask] = malloc((size_t)k + 1);
+            assert_non_null(mk[n_mask]);
+            canonical_kmer(mrec[r] + i, k, mk[n_mask++]);
+        }
+    qsort(mk, n_mask, sizeof *mk, cmp_str);
+    char **kept = malloc(6000 * sizeof *kept);
+    assert_non_null(kept);
+    size_t n_kept = 0, n_masked = 0;
+    for (size_t i = 0; i + (size_t)k <= 6000; ++i) {
+        char key[32], *pk = key;
+        canonical_kmer(a + i, k, key);
+        if (bsearch(&pk, mk, n_mask, sizeof *mk, cmp_str)) {
+            ++n_masked;
+            continue;
+        }
+        kept[n_kept] = strndup(a + i, (size_t)k);
+        assert_non_null(kept[n_kept++]);
+    }
+    assert_int_equal(n_masked, 470 + 370 + 120 + 119);   /* two stretches, and the snp part on each side of the change */
+
+    sbf_opt_t o = test_opt(k, 25, 25, 2, 16);
+    sbf_builder_t *b;
+    sbf_index_t *idx, *ref = build_from_seqs(&o, kept, n_kept);
+    /* a mask of every target, one target: the bits of the kept k-mers */
+    assert_int_equal(sbf_builder_init(&o, &b), SBF_OK);
+    assert_int_equal(sbf_builder_add_target(b, "host"), 0);
+    assert_int_equal(sbf_builder_add_seq(b, 0, a, 6000), SBF_OK);
+    if (sbf_builder_add_mask(b, SBF_EVERY_TARGET, mpath) != SBF_OK)
+        fail_msg("%s", sbf_last_error());
+    assert_int_equal(sbf_builder_finish(b, &idx), SBF_OK);
+    sbf_target_info_t ti;
+    int n_masks = -1;
+    const char *const *masks = NULL;
+    uint64_t masked = 0;
+    assert_int_equal(sbf_index_target(idx, 0, &ti), SBF_OK);
+    assert_int_equal(ti.kmers, n_kept);
+    assert_int_equal(ti.bases, 6000);
+    assert_int_equal(sbf_index_target_masks(idx, 0, &n_masks, &masks, &masked), SBF_OK);
+    assert_int_equal(n_masks, 1);
+    assert_string_equal(masks[0], mpath);
+    assert_int_equal(masked, n_masked);
+    assert_int_equal(idx->targets[0].n_shards, ref->targets[0].n_shards);
+    assert_memory_equal(idx->targets[0].bits, ref->targets[0].bits, sbf_target_bytes(ref, &ref->targets[0]));
+
+    /* a mask of one target: the other keeps the stretch it shares with the mask */
+    sbf_index_t *two;
+    assert_int_equal(sbf_builder_init(&o, &b), SBF_OK);
+    assert_int_equal(sbf_builder_add_target(b, "host"), 0);
+    assert_int_equal(sbf_builder_add_target(b, "other"), 1);
+    assert_int_equal(sbf_builder_add_seq(b, 0, a, 6000), SBF_OK);
+    assert_int_equal(sbf_builder_add_seq(b, 1, other, 1500), SBF_OK);
+    assert_int_equal(sbf_builder_add_seq(b, 1, a + 1000, 500), SBF_OK);   /* shared with the mask */
+    assert_int_equal(sbf_builder_add_mask(b, 2, mpath), SBF_E_PARAM);     /* no target 2 */
+    if (sbf_builder_add_mask(b, 0, mpath) != SBF_OK)
+        fail_msg("%s", sbf_last_error());
+    assert_int_equal(sbf_builder_finish(b, &two), SBF_OK);
+    assert_int_equal(sbf_index_target_masks(two, 0, &n_masks, NULL, &masked), SBF_OK);
+    assert_int_equal(n_masks, 1);
+    assert_int_equal(masked, n_masked);
+    assert_int_equal(sbf_index_target_masks(two, 1, &n_masks, NULL, &masked), SBF_OK);
+    assert_int_equal(n_masks, 0);
+    assert_int_equal(masked, 0);
+    const char *q[2] = {a + 1000, a};
+    size_t ql[2] = {500, 1000};
+    uint32_t qk[2], qh[4];
+    assert_int_equal(sbf_query(two, 2, q, ql, qk, qh, 1), SBF_OK);
+    assert_true(qh[0] <= 1);                 /* 470 k-mers masked: at most a chance hit */
+    assert_int_equal(qh[1], 500 - 30);       /* in the other target, unmasked */
+    assert_int_equal(qh[2], 1000 - 30);      /* the host outside the mask: every k-mer */
+    sbf_index_destroy(two);
+
+    /* saved and loaded: the masks and the count are in the file (format 4) */
+    char *ipath = path_in_tmp("masked.sbf");
+    assert_int_equal(sbf_index_save(idx, ipath), SBF_OK);
+    sbf_index_t *back;
+    assert_int_equal(sbf_index_load(ipath, 0, &back), SBF_OK);
+    assert_int_equal(sbf_index_target_masks(back, 0, &n_masks, &masks, &masked), SBF_OK);
+    assert_int_equal(n_masks, 1);
+    assert_string_equal(masks[0], mpath);
+    assert_int_equal(masked, n_masked);
+    assert_int_equal(sbf_index_target_masks(back, 2, NULL, NULL, NULL), SBF_E_PARAM);
+    sbf_index_destroy(back);
+
+    /* a target the mask covers whole is refused, naming it; so is a mask with no k-mer */
+    char *whole = write_tmp("whole.fa", ">w\n");
+    FILE *f = fopen(whole, "a");
+    assert_non_null(f);
+    assert_true(fprintf(f, "%s\n", a) > 0);
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(sbf_builder_init(&o, &b), SBF_OK);
+    assert_int_equal(sbf_builder_add_target(b, "host"), 0);
+    assert_int_equal(sbf_builder_add_seq(b, 0, a, 6000), SBF_OK);
+    assert_int_equal(sbf_builder_add_mask(b, SBF_EVERY_TARGET, whole), SBF_OK);
+    assert_int_equal(sbf_builder_finish(b, &back), SBF_E_PARAM);
+    assert_null(back);
+    if (!strstr(sbf_last_error(), "target 'host' has no 31-mer its masks do not hold (5970 left out)"))
+        fail_msg("message: %s", sbf_last_error());
+    char *short_fa = write_tmp("short.fa", ">s\nACGTACGT\n");
+    assert_int_equal(sbf_builder_init(&o, &b), SBF_OK);
+    assert_int_equal(sbf_builder_add_target(b, "host"), 0);
+    assert_int_equal(sbf_builder_add_mask(b, SBF_EVERY_TARGET, short_fa), SBF_E_PARAM);
+    if (!strstr(sbf_last_error(), "has no valid 31-mer"))
+        fail_msg("message: %s", sbf_last_error());
+    sbf_builder_destroy(b);
+
+    sbf_index_destroy(idx);
+    sbf_index_destroy(ref);
+    for (size_t i = 0; i < n_mask; ++i)
+        free(mk[i]);
+    for (size_t i = 0; i < n_kept; ++i)
+        free(kept[i]);
+    free(mk);
+    free(kept);
+    free(a);
+    free(other);
+    free(noise);
+    free(rc_part);
+    free(mfa);
+    free(mpath);
+    free(ipath);
+    free(whole);
+    free(short_fa);
+}
+
 typedef struct {
     const sbf_index_t *idx;
     int n;
@@ -429,6 +595,7 @@ int main(void)
         cmocka_unit_test(test_builder_misuse),
         cmocka_unit_test(test_bad_inputs),
         cmocka_unit_test(test_formats_build_identical_filters),
+        cmocka_unit_test(test_masked_target),
         cmocka_unit_test(test_concurrent_queries),
         cmocka_unit_test(test_last_error_is_per_thread),
         cmocka_unit_test(test_size_option),

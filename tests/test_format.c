@@ -176,7 +176,9 @@ static void test_magic_and_version(void **state)
      * version 1 (64-bit hashes), whose bits this sbf does not compute */
     uint8_t *v = malloc(len);
     const uint32_t versions[2] = {SBF_FORMAT_VERSION + 1, 1};
-    const char *const says[2] = {"format version 4, written by a newer sbf", "format version 1, written by an older sbf"};
+    char newer[64];
+    snprintf(newer, sizeof newer, "format version %u, written by a newer sbf", SBF_FORMAT_VERSION + 1);
+    const char *const says[2] = {newer, "format version 1, written by an older sbf"};
     for (int i = 0; i < 2; ++i) {
         memcpy(v, buf, len);
         memcpy(v + 8, &versions[i], 4);

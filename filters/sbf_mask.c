@@ -1,0 +1,138 @@
+/* sbf_mask.c -- k-mers of other sequences left out of a target (see sbf_mask.h). */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sbf_error.h"
+#include "sbf_mask.h"
+
+int sbf_mask_build(const sbf_params_t *p, const sbf_seqbuf_t *const *seq, int n, int threads, sbf_index_t **out)
+{
+    *out = NULL;
+    uint64_t kmers = 0;
+    for (int i = 0; i < n; ++i)
+        kmers += seq[i]->kmers;
+    sbf_index_t *idx = sbf_idx_new(p);
+    if (!idx)
+        return sbf_error(SBF_E_NOMEM, "out of memory");
+    int rc = sbf_idx_add_target(idx, "mask", sbf_shards_for(p, kmers, SBF_MASK_BITS_PER_KMER));
+    if (rc >= 0) {
+        rc = SBF_OK;
+        /* bits are only ever ORed: several sequences build one filter */
+        for (int i = 0; i < n && rc == SBF_OK; ++i)
+            rc = sbf_build_target(idx, &idx->targets[0], seq[i]->codes, seq[i]->len, threads);
+    }
+    if (rc != SBF_OK) {
+        sbf_idx_free(idx);
+        return rc;
+    }
+    *out = idx;
+    return SBF_OK;
+}
+
+/* k-mer start positions per chunk a thread queries; a multiple of 64 so that chunks never share
+ * a word of the bitmap */
+#define MASK_CHUNK (1u << 20)
+
+typedef struct {
+    const sbf_index_t *mask;
+    const uint8_t *codes;
+    uint64_t len, n_chunks;
+    uint64_t *held;   /* bit p: the k-mer at p is in the mask (or not a valid k-mer) */
+    uint64_t next;    /* next chunk, taken atomically */
+    int status;
+} mask_job_t;
+
+static void *mask_worker(void *arg)
+{
+    mask_job_t *job = arg;
+    const uint64_t k = (uint64_t)job->mask->params.k;
+    sbf_scan_t *sc = malloc(sizeof *sc);
+    uint8_t *presence = malloc(MASK_CHUNK);
+    if (!sc || !presence) {
+        __atomic_store_n(&job->status, SBF_E_NOMEM, __ATOMIC_RELAXED);
+        free(sc);
+        free(presence);
+        return NULL;
+    }
+    for (;;) {
+        const uint64_t c = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED);
+        if (c >= job->n_chunks)
+            break;
+        const uint64_t start = c * MASK_CHUNK;
+        uint64_t end = start + MASK_CHUNK + k - 1;
+        if (end > job->len)
+            end = job->len;
+        uint64_t n_kmers, hits;
+        sbf_query_seq(job->mask, sc, sbf_nt4_identity, job->codes + start, end - start, &n_kmers, &hits, presence);
+        const uint64_t n = end - start - k + 1;
+        for (uint64_t i = 0; i < n; ++i)
+            if (presence[i])
+                job->held[(start + i) >> 6] |= 1ULL << ((start + i) & 63);
+    }
+    free(sc);
+    free(presence);
+    return NULL;
+}
+
+int sbf_mask_apply(const sbf_index_t *mask, const sbf_seqbuf_t *in, int threads, sbf_seqbuf_t *out,
+                   uint64_t *left_out)
+{
+    const uint64_t k = (uint64_t)mask->params.k;
+    *left_out = 0;
+    if (in->len < k)
+        return SBF_OK;
+    const uint64_t positions = in->len - k + 1;
+    mask_job_t job = {mask, in->codes, in->len, (positions + MASK_CHUNK - 1) / MASK_CHUNK, NULL, 0, SBF_OK};
+    if (!(job.held = calloc((positions + 63) / 64, sizeof *job.held)))
+        return sbf_error(SBF_E_NOMEM, "out of memory masking %llu k-mers", (unsigned long long)positions);
+    if (threads < 1)
+        threads = 1;
+    if ((uint64_t)threads > job.n_chunks)
+        threads = (int)job.n_chunks;
+    pthread_t *tid = calloc((size_t)threads, sizeof *tid);
+    if (!tid) {
+        free(job.held);
+        return sbf_error(SBF_E_NOMEM, "out of memory starting mask threads");
+    }
+    /* chunks are shared out dynamically: fewer threads (down to this one) still do them all */
+    int started = 0;
+    while (started < threads - 1 && pthread_create(&tid[started], NULL, mask_worker, &job) == 0)
+        ++started;
+    mask_worker(&job);
+    for (int i = 0; i < started; ++i)
+        pthread_join(tid[i], NULL);
+    free(tid);
+    int rc = job.status == SBF_OK ? SBF_OK : sbf_error(job.status, "out of memory in a mask thread");
+
+    /* each maximal stretch of kept k-mers [first, p) becomes one record of bases
+     * [first, p + k - 1); a k-mer is kept when it is valid and the mask does not hold it */
+    uint64_t run = 0, first = 0, kept = 0, dropped = 0;
+    for (uint64_t p = 0; p < in->len && rc == SBF_OK; ++p) {
+        run = in->codes[p] < 4 ? run + 1 : 0;
+        if (p + 1 < k)
+            continue;
+        const uint64_t q = p + 1 - k;   /* the k-mer ending at p starts at q */
+        const int valid = run >= k, held = (int)(job.held[q >> 6] >> (q & 63) & 1);
+        if (valid && held)
+            ++dropped;
+        if (valid && !held) {
+            if (kept == 0)
+                first = q;
+            ++kept;
+            continue;
+        }
+        if (kept) {
+            rc = sbf_seqbuf_append(out, sbf_nt4_identity, in->codes + first, kept + k - 1, (int)k);
+            kept = 0;
+        }
+    }
+    if (kept && rc == SBF_OK)
+        rc = sbf_seqbuf_append(out, sbf_nt4_identity, in->codes + first, kept + k - 1, (int)k);
+    free(job.held);
+    if (rc != SBF_OK)
+        return rc;
+    out->bases = 0;
+    *left_out = dropped;
+    return SBF_OK;
+}

@@ -1,0 +1,34 @@
+/* sbf_mask.h -- k-mers of other sequences left out of a target (`sbf build --mask`).
+ *
+ * A host target masked against microbes must not hold the k-mers it shares with them, or their
+ * reads are removed with the host. The mask's k-mers go into a filter of their own (the index's
+ * parameters, SBF_MASK_BITS_PER_KMER bits per k-mer); the target's sequence is then rewritten
+ * as the records of its k-mers the mask filter does not hold (each maximal stretch of kept
+ * k-mers one record), and that sequence is what the target is built from. Building depends only
+ * on the set of k-mers (each k-mer's s-mers go into the shard of its own minimizer), so both
+ * engines build the masked target from the same bytes with no change of their own, and the
+ * bits are those of the target's k-mers less the mask's.
+ */
+#ifndef SBF_MASK_H
+#define SBF_MASK_H
+
+#include <stdint.h>
+
+#include "sbf_build.h"
+#include "sbf_index.h"
+
+/* Bits per mask k-mer: a target k-mer the mask does not hold is left out by chance at the mask
+ * filter's false-positive rate (about 1e-8 here; doc/decisions.md "Masked targets"). */
+#define SBF_MASK_BITS_PER_KMER 32.0
+
+/* A filter of every valid k-mer of the n sequences seq[0..n) (one target, parameters p), built
+ * on the CPU with `threads` threads. SBF_OK or an error; *out is NULL on failure. */
+int sbf_mask_build(const sbf_params_t *p, const sbf_seqbuf_t *const *seq, int n, int threads, sbf_index_t **out);
+
+/* *out (initialised, empty) receives the records of `in` whose k-mers the mask filter `mask`
+ * does not hold: every valid k-mer of `in` is either in *out once or counted in *left_out.
+ * out->bases stays 0 (no base was read); out->kmers counts the k-mers kept. */
+int sbf_mask_apply(const sbf_index_t *mask, const sbf_seqbuf_t *in, int threads, sbf_seqbuf_t *out,
+                   uint64_t *left_out);
+
+#endif
