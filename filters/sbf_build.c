@@ -57,6 +57,16 @@ int sbf_seqbuf_append(sbf_seqbuf_t *b, const uint8_t code[256], const uint8_t *s
     return SBF_OK;
 }
 
+uint64_t sbf_seqbuf_kmers(const sbf_seqbuf_t *b, int k)
+{
+    uint64_t kmers = 0, run = 0;
+    for (uint64_t i = 0; i < b->len; ++i) {
+        run = b->codes[i] < 4 ? run + 1 : 0;
+        kmers += run >= (uint64_t)k;
+    }
+    return kmers;
+}
+
 /* Chunks of k-mer start positions handed out to threads; big enough that the k-1 bases each
  * chunk rescans are noise, small enough to balance two threads on a bacterial genome. */
 #define CHUNK_KMERS (1u << 18)

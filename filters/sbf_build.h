@@ -21,6 +21,10 @@ void sbf_seqbuf_free(sbf_seqbuf_t *b);
 /* Append one record (bytes mapped through `code`); k counts the valid k-mers. */
 int sbf_seqbuf_append(sbf_seqbuf_t *b, const uint8_t code[256], const uint8_t *seq, uint64_t len, int k);
 
+/* Valid k-mer positions of b for k-mers of length k (b->kmers counts them for the k of the
+ * appends). */
+uint64_t sbf_seqbuf_kmers(const sbf_seqbuf_t *b, int k);
+
 /* Insert every valid k-mer of codes[0..len) into target t with `threads` threads (>= 1).
  * The result does not depend on the thread count: bits are only ever ORed. Then computes the
  * target's fill and predicted false-positive rate. */

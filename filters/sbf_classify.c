@@ -41,7 +41,30 @@ void sbf_scorer_free(sbf_scorer_t *s)
     if (s) {
         free(s->chance);
         s->chance = NULL;
+        if (s->layer) {
+            sbf_scorer_free(s->layer);
+            free(s->layer);
+            s->layer = NULL;
+        }
     }
+}
+
+int sbf_scorer_add_layer(sbf_scorer_t *s, unsigned k, const double *fpr, const double *clump)
+{
+    sbf_scorer_t *ly = malloc(sizeof *ly);
+    if (!ly)
+        return sbf_error(SBF_E_NOMEM, "out of memory");
+    int rc = sbf_scorer_init(ly, &s->opt, k, s->n_targets, fpr, clump);
+    if (rc != SBF_OK) {
+        free(ly);
+        return rc;
+    }
+    if (s->layer) {
+        sbf_scorer_free(s->layer);
+        free(s->layer);
+    }
+    s->layer = ly;
+    return SBF_OK;
 }
 
 /* log P(X >= h) (natural) for X ~ Polya-Aeppli(lambda, q): a Poisson(lambda) number N of events, each
@@ -301,6 +324,8 @@ void sbf_score_fragment(const sbf_scorer_t *s, int n_reads, const uint32_t *read
                         const uint32_t *hits, const sbf_segments_t *seg, uint32_t *frag_hits, uint8_t *passing,
                         sbf_frag_result_t *out)
 {
+    if (seg && seg->layer && s->layer && n_reads > 0 && seg->layer[read ? read[0] : first])
+        s = s->layer;   /* queried on the long-read layer: its k and its chances */
     const int R = s->n_targets;
     const uint32_t n = sbf_fragment_sum(R, n_reads, read, first, kmers, hits, frag_hits);
     if (passing)

@@ -24,12 +24,14 @@ typedef struct {
 } sbf_chance_t;
 
 /* The rule bound to one index's targets. */
-typedef struct {
+typedef struct sbf_scorer_s {
     sbf_classify_opt_t opt;
     int n_targets;
     unsigned k;              /* the targets' k-mer length: how many k-mers one base error breaks */
     double log_targets;      /* log(n_targets): a score is for the whole panel (see sbf.h) */
     sbf_chance_t *chance;    /* per target */
+    struct sbf_scorer_s *layer;   /* the same rule on the long-read layer (its k, its chances), or
+                                   * NULL: fragments queried on the layer are scored with it */
 } sbf_scorer_t;
 
 /* opt must pass sbf_classify_opt_check(); k is the targets' k-mer length, fpr[t] target t's
@@ -37,6 +39,10 @@ typedef struct {
 int sbf_scorer_init(sbf_scorer_t *s, const sbf_classify_opt_t *opt, unsigned k, int n_targets, const double *fpr,
                     const double *clump);
 void sbf_scorer_free(sbf_scorer_t *s);
+/* The rule for the fragments queried on the long-read layer: its k and its targets' rates (the
+ * chance a k-mer of an unrelated read is in the target: the filter's false positives and the
+ * target's own k-mers, sbf_engine_layer_chance). SBF_OK or SBF_E_NOMEM. */
+int sbf_scorer_add_layer(sbf_scorer_t *s, unsigned k, const double *fpr, const double *clump);
 
 /* The calibrated score of h hits among n k-mers in target t (see sbf.h): -log10 of n_targets x
  * P(X >= h), X the hits of a read of n k-mers in t from chance alone (at least 0). 0 when
@@ -70,7 +76,9 @@ uint32_t sbf_fragment_sum(int n_targets, int n_reads, const uint32_t *read, size
  * target than the best: the best target is absent there beyond the error rate the rest of the
  * fragment shows, and the other target finds at least twice as much there, by more than its
  * false positives explain (its score for the excess reaching min_score + log10 of the windows
- * tested). That is a chimera, or a read across a prophage; out->parts says so. */
+ * tested). That is a chimera, or a read across a prophage; out->parts says so.
+ * A fragment whose reads were queried on the long-read layer (seg->layer) is scored with the
+ * layer's rule (s->layer). */
 void sbf_score_fragment(const sbf_scorer_t *s, int n_reads, const uint32_t *read, size_t first, const uint32_t *kmers,
                         const uint32_t *hits, const sbf_segments_t *seg, uint32_t *frag_hits, uint8_t *passing,
                         sbf_frag_result_t *out);

@@ -22,7 +22,7 @@ enum {
     H_MAGIC = 0, H_VERSION = 8, H_BYTE_ORDER = 12, H_HEADER_BYTES = 16, H_K = 20, H_M = 24, H_S = 28,
     H_HASHES = 32, H_SHARD_BITS = 36, H_N_TARGETS = 40, H_N_PANELS = 44, H_BITS_PER_KMER = 48, H_META_OFFSET = 56,
     H_META_BYTES = 64, H_META_CHECKSUM = 72, H_DATA_OFFSET = 80, H_FILE_BYTES = 88,
-    H_CHECKSUM = 120
+    H_LAYER_OFFSET = 96, H_LAYER_BYTES = 104, H_CHECKSUM = 120
 };
 #define BYTE_ORDER_MARK 0x01020304u
 #define MAX_TARGETS 65535u
@@ -160,6 +160,7 @@ static int build_metadata(sbf_index_t *idx, uint64_t data_offset, wbuf_t *w, uin
         for (int i = 0; i < t->n_masks; ++i)
             wb_str(w, t->masks[i]);
         wb_u64(w, t->masked);
+        wb_f64(w, t->chance);
     }
     uint64_t off = data_offset;
     for (int q = 0; q < idx->n_panels; ++q) {
@@ -178,13 +179,15 @@ static int build_metadata(sbf_index_t *idx, uint64_t data_offset, wbuf_t *w, uin
     return w->failed ? sbf_error(SBF_E_NOMEM, "out of memory writing index metadata") : SBF_OK;
 }
 
-int sbf_index_write(sbf_index_t *idx, const char *path)
+/* One index image (the index, or its long-read layer): header, metadata, filter arrays. */
+typedef struct {
+    wbuf_t meta;
+    uint8_t header[SBF_HEADER_BYTES];
+    uint64_t bytes;   /* the image's size: its last array's end, rounded up to SBF_ALIGN */
+} image_t;
+
+static int image_check(const sbf_index_t *idx, const char *path)
 {
-    static const uint8_t zeros[SBF_ALIGN];
-    /* The file is written beside path and renamed over it: never do that to a device or a pipe. */
-    struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-        return sbf_error(SBF_E_IO, "%s: exists and is not a regular file", path);
     if (idx->n_targets < 1 || (unsigned)idx->n_targets > MAX_TARGETS)
         return sbf_error(SBF_E_PARAM, "%s: an index holds 1 to %u targets, not %d", path, MAX_TARGETS,
                          idx->n_targets);
@@ -194,22 +197,24 @@ int sbf_index_write(sbf_index_t *idx, const char *path)
     for (int r = 0; r < idx->n_targets; ++r)
         if (strlen(idx->targets[r].name) > MAX_NAME)
             return sbf_error(SBF_E_PARAM, "%s: target name longer than %u bytes", path, MAX_NAME);
+    return SBF_OK;
+}
 
+/* The image's metadata and header, its offsets relative to its own start; the header records no
+ * layer and the image's own size as the file's (sbf_index_write() sets both for a file with a
+ * layer, and the header checksum again). */
+static int image_prepare(sbf_index_t *idx, image_t *im)
+{
     /* The metadata's size does not depend on the offsets it records: size it once, then fill. */
-    wbuf_t meta = {0};
-    uint64_t file_bytes = 0;
-    int rc = build_metadata(idx, 0, &meta, &file_bytes);
-    uint64_t data_offset = align_up(SBF_HEADER_BYTES + meta.len);
-    meta.len = 0;
+    memset(im, 0, sizeof *im);
+    int rc = build_metadata(idx, 0, &im->meta, &im->bytes);
+    uint64_t data_offset = align_up(SBF_HEADER_BYTES + im->meta.len);
+    im->meta.len = 0;
     if (rc == SBF_OK)
-        rc = build_metadata(idx, data_offset, &meta, &file_bytes);
-    if (rc != SBF_OK) {
-        free(meta.buf);
+        rc = build_metadata(idx, data_offset, &im->meta, &im->bytes);
+    if (rc != SBF_OK)
         return rc;
-    }
-
-    uint8_t header[SBF_HEADER_BYTES];
-    memset(header, 0, sizeof header);
+    uint8_t *header = im->header;
     memcpy(header + H_MAGIC, SBF_MAGIC, 8);
     put32(header + H_VERSION, SBF_FORMAT_VERSION);
     put32(header + H_BYTE_ORDER, BYTE_ORDER_MARK);
@@ -223,25 +228,22 @@ int sbf_index_write(sbf_index_t *idx, const char *path)
     put32(header + H_N_PANELS, (uint32_t)idx->n_panels);
     memcpy(header + H_BITS_PER_KMER, &idx->bits_per_kmer, 8);
     put64(header + H_META_OFFSET, SBF_HEADER_BYTES);
-    put64(header + H_META_BYTES, meta.len);
-    put64(header + H_META_CHECKSUM, sbf_xxh64(meta.buf, meta.len, 0));
+    put64(header + H_META_BYTES, im->meta.len);
+    put64(header + H_META_CHECKSUM, sbf_xxh64(im->meta.buf, im->meta.len, 0));
     put64(header + H_DATA_OFFSET, data_offset);
-    put64(header + H_FILE_BYTES, file_bytes);
+    put64(header + H_FILE_BYTES, im->bytes);
     put64(header + H_CHECKSUM, sbf_xxh64(header, H_CHECKSUM, 0));
+    return SBF_OK;
+}
 
-    char *tmp;
-    int fd = sbf_tmpfile_create(path, &tmp);
-    if (fd < 0) {
-        free(meta.buf);
-        return fd;
-    }
-
-    uint64_t at = 0;
+/* Write the image: im->bytes bytes, padding included. */
+static int image_write(int fd, const sbf_index_t *idx, const image_t *im, const char *path)
+{
+    static const uint8_t zeros[SBF_ALIGN];
+    int rc = write_all(fd, im->header, sizeof im->header, path);
     if (rc == SBF_OK)
-        rc = write_all(fd, header, sizeof header, path);
-    if (rc == SBF_OK)
-        rc = write_all(fd, meta.buf, meta.len, path);
-    at = SBF_HEADER_BYTES + meta.len;
+        rc = write_all(fd, im->meta.buf, im->meta.len, path);
+    uint64_t at = SBF_HEADER_BYTES + im->meta.len;
     for (int q = 0; rc == SBF_OK && q < idx->n_panels; ++q) {
         uint64_t pad = align_up(at) - at;
         rc = write_all(fd, zeros, pad, path);
@@ -253,16 +255,52 @@ int sbf_index_write(sbf_index_t *idx, const char *path)
     }
     if (rc == SBF_OK && align_up(at) != at)
         rc = write_all(fd, zeros, align_up(at) - at, path);
-    if (rc == SBF_OK && fsync(fd) != 0)
-        rc = sbf_error_errno(SBF_E_IO, errno, "%s: fsync failed", path);
-    if (close(fd) != 0 && rc == SBF_OK)
-        rc = sbf_error_errno(SBF_E_IO, errno, "%s: close failed", path);
-    if (rc == SBF_OK && sbf_tmpfile_commit(tmp, path) != 0)
-        rc = sbf_error_errno(SBF_E_IO, errno, "%s: cannot rename the temporary file into place", path);
+    return rc;
+}
+
+int sbf_index_write(sbf_index_t *idx, const char *path)
+{
+    /* The file is written beside path and renamed over it: never do that to a device or a pipe. */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return sbf_error(SBF_E_IO, "%s: exists and is not a regular file", path);
+    int rc = image_check(idx, path);
+    if (rc == SBF_OK && idx->layer && (rc = image_check(idx->layer, path)) == SBF_OK &&
+        (idx->layer->layer || idx->layer->n_targets != idx->n_targets))
+        rc = sbf_error(SBF_E_PARAM, "%s: a long-read layer must hold the index's targets and no layer", path);
     if (rc != SBF_OK)
-        sbf_tmpfile_discard(tmp);
+        return rc;
+    image_t im, layer;
+    memset(&layer, 0, sizeof layer);
+    rc = image_prepare(idx, &im);
+    if (rc == SBF_OK && idx->layer && (rc = image_prepare(idx->layer, &layer)) == SBF_OK) {
+        /* the layer's image follows the index's: the file's size, and where the layer lies */
+        put64(im.header + H_FILE_BYTES, im.bytes + layer.bytes);
+        put64(im.header + H_LAYER_OFFSET, im.bytes);
+        put64(im.header + H_LAYER_BYTES, layer.bytes);
+        put64(im.header + H_CHECKSUM, sbf_xxh64(im.header, H_CHECKSUM, 0));
+    }
+    char *tmp = NULL;
+    int fd = rc == SBF_OK ? sbf_tmpfile_create(path, &tmp) : -1;
+    if (rc == SBF_OK && fd < 0)
+        rc = fd;
+    if (rc == SBF_OK)
+        rc = image_write(fd, idx, &im, path);
+    if (rc == SBF_OK && idx->layer)
+        rc = image_write(fd, idx->layer, &layer, path);
+    if (fd >= 0) {
+        if (rc == SBF_OK && fsync(fd) != 0)
+            rc = sbf_error_errno(SBF_E_IO, errno, "%s: fsync failed", path);
+        if (close(fd) != 0 && rc == SBF_OK)
+            rc = sbf_error_errno(SBF_E_IO, errno, "%s: close failed", path);
+        if (rc == SBF_OK && sbf_tmpfile_commit(tmp, path) != 0)
+            rc = sbf_error_errno(SBF_E_IO, errno, "%s: cannot rename the temporary file into place", path);
+        if (rc != SBF_OK)
+            sbf_tmpfile_discard(tmp);
+    }
     free(tmp);
-    free(meta.buf);
+    free(im.meta.buf);
+    free(layer.meta.buf);
     return rc;
 }
 
@@ -357,7 +395,8 @@ static int parse_meta(sbf_index_t *idx, const uint8_t *meta, uint64_t meta_bytes
                 t->n_masks = (int)j + 1;
             }
             t->masked = rb_u64(&r);
-            if (r.failed)
+            t->chance = rb_f64(&r);
+            if (r.failed || !(t->chance >= 0 && t->chance <= 1))
                 return sbf_error(SBF_E_FORMAT, "%s: corrupt metadata of target %u", path, i + 1);
         }
         if (!sbf_panel_add_member(&idx->panels[t->panel], (int)i))
@@ -407,6 +446,130 @@ static int parse_meta(sbf_index_t *idx, const uint8_t *meta, uint64_t meta_bytes
 #define CHECKSUM_DIFFERS(stored, computed) ((stored) != (computed))
 #endif
 
+/* Check and parse one image of `size` bytes at f (a whole file, or the long-read layer inside
+ * one: `what` names it in messages); its filters point into f. A layer's image records no layer
+ * of its own and its own size. */
+static int parse_image(const uint8_t *f, uint64_t size, int verify, const char *path, const char *what,
+                       sbf_index_t **out)
+{
+    *out = NULL;
+    int rc = SBF_OK;
+    sbf_index_t *idx = NULL;
+    const int nested = *what != '\0';
+
+#define FAIL(code, ...) do { rc = sbf_error(code, __VA_ARGS__); goto fail; } while (0)
+    if (memcmp(f, SBF_MAGIC, 8) != 0)
+        FAIL(SBF_E_FORMAT, "%s%s: not an sbf index (bad magic)", path, what);
+    if (size < SBF_HEADER_BYTES)
+        FAIL(SBF_E_FORMAT, "%s%s: truncated index (%llu bytes, header needs %u)", path, what,
+             (unsigned long long)size, SBF_HEADER_BYTES);
+    if (get32(f + H_BYTE_ORDER) != BYTE_ORDER_MARK)
+        FAIL(SBF_E_FORMAT, "%s%s: index written with another byte order or corrupt header", path, what);
+    if (CHECKSUM_DIFFERS(get64(f + H_CHECKSUM), sbf_xxh64(f, H_CHECKSUM, 0)))
+        FAIL(SBF_E_FORMAT, "%s%s: corrupt index header (checksum mismatch)", path, what);
+    /* Version 1 hashed with 64-bit splitmix64, version 2 with 32-bit hashes (sbf_kmer.h): an
+     * index of version 1 sets other bits, so it is refused, never read. Version 3 added panels;
+     * a version-2 file is read as one plain panel per target (the same bits). Version 4 added
+     * masks and the long-read layer. */
+    const uint32_t version = get32(f + H_VERSION);
+    if (nested && version != SBF_FORMAT_VERSION)
+        FAIL(SBF_E_FORMAT, "%s%s: invalid format version %u", path, what, version);
+    if (version < SBF_FORMAT_OLDEST)
+        FAIL(SBF_E_VERSION, "%s: index of format version %u, written by an older sbf (this sbf reads versions %u to %u): rebuild it with sbf build",
+             path, version, SBF_FORMAT_OLDEST, SBF_FORMAT_VERSION);
+    if (version > SBF_FORMAT_VERSION)
+        FAIL(SBF_E_VERSION, "%s: index of format version %u, written by a newer sbf (this sbf reads versions %u to %u): use that sbf, or rebuild the index",
+             path, version, SBF_FORMAT_OLDEST, SBF_FORMAT_VERSION);
+    uint64_t file_bytes = get64(f + H_FILE_BYTES);
+    if (size < file_bytes)
+        FAIL(SBF_E_FORMAT, "%s%s: truncated index (%llu of %llu bytes)", path, what, (unsigned long long)size,
+             (unsigned long long)file_bytes);
+    if (size > file_bytes)
+        FAIL(SBF_E_FORMAT, "%s%s: %llu unexpected bytes after the end of the index", path, what,
+             (unsigned long long)(size - file_bytes));
+    /* the long-read layer (version 4): an image of its own at the end of the file */
+    uint64_t layer_offset = version >= 4 ? get64(f + H_LAYER_OFFSET) : 0;
+    uint64_t layer_bytes = version >= 4 ? get64(f + H_LAYER_BYTES) : 0;
+    if (!all_zero(f + H_LAYER_BYTES + 8, H_CHECKSUM - H_LAYER_BYTES - 8) ||
+        (version < 4 && !all_zero(f + H_LAYER_OFFSET, 16)) || (nested && (layer_offset || layer_bytes)) ||
+        (layer_offset == 0) != (layer_bytes == 0) ||
+        (layer_offset && (layer_offset % SBF_ALIGN || layer_offset > file_bytes || layer_bytes != file_bytes - layer_offset)))
+        FAIL(SBF_E_FORMAT, "%s%s: invalid section table in index header", path, what);
+    const uint64_t arrays_end = layer_offset ? layer_offset : file_bytes;
+
+    sbf_params_t p = {(int)get32(f + H_K), (int)get32(f + H_M), (int)get32(f + H_S),
+                      (int)get32(f + H_HASHES), (int)get32(f + H_SHARD_BITS)};
+    if (get32(f + H_HEADER_BYTES) != SBF_HEADER_BYTES || sbf_params_check(&p) != SBF_OK)
+        FAIL(SBF_E_FORMAT, "%s%s: invalid parameters in index header", path, what);
+    uint32_t n_targets = get32(f + H_N_TARGETS), n_panels = get32(f + H_N_PANELS);
+    uint64_t meta_offset = get64(f + H_META_OFFSET), meta_bytes = get64(f + H_META_BYTES);
+    uint64_t data_offset = get64(f + H_DATA_OFFSET);
+    if (n_targets < 1 || n_targets > MAX_TARGETS || (version == 2 ? n_panels != 0 : n_panels < 1 || n_panels > n_targets) ||
+        meta_offset != SBF_HEADER_BYTES ||
+        meta_bytes > arrays_end - meta_offset || data_offset != align_up(meta_offset + meta_bytes))
+        FAIL(SBF_E_FORMAT, "%s%s: invalid section table in index header", path, what);
+    if (CHECKSUM_DIFFERS(get64(f + H_META_CHECKSUM), sbf_xxh64(f + meta_offset, (size_t)meta_bytes, 0)))
+        FAIL(SBF_E_FORMAT, "%s%s: corrupt index metadata (checksum mismatch)", path, what);
+    if (!all_zero(f + meta_offset + meta_bytes, data_offset - meta_offset - meta_bytes))
+        FAIL(SBF_E_FORMAT, "%s%s: corrupt index (non-zero padding after the metadata)", path, what);
+
+    if (!(idx = sbf_idx_new(&p)))
+        FAIL(SBF_E_NOMEM, "out of memory loading %s", path);
+    memcpy(&idx->bits_per_kmer, f + H_BITS_PER_KMER, 8);
+    idx->in_map = 1;
+    {
+        /* the metadata's messages name the file, and the layer when it is the layer's */
+        size_t n = strlen(path) + strlen(what) + 1;
+        char *label = malloc(n);
+        if (!label)
+            FAIL(SBF_E_NOMEM, "out of memory loading %s", path);
+        snprintf(label, n, "%s%s", path, what);
+        rc = parse_meta(idx, f + meta_offset, meta_bytes, version, n_targets, n_panels, data_offset, arrays_end, label);
+        free(label);
+        if (rc)
+            goto fail;
+    }
+    for (int q = 0; q < idx->n_panels; ++q) {   /* offsets become pointers into the map */
+        sbf_panel_t *pn = &idx->panels[q];
+        pn->bits = (uint64_t *)(void *)(f + (uintptr_t)pn->bits);
+        if (pn->log2_width == 0)
+            idx->targets[pn->members[0]].bits = pn->bits;
+    }
+    for (int q = 0; q < idx->n_panels; ++q) {
+        const sbf_panel_t *pn = &idx->panels[q];
+        const sbf_target_t *first = &idx->targets[pn->members[0]];
+        uint64_t bytes = sbf_panel_bytes(idx, pn);
+        if (verify && CHECKSUM_DIFFERS(pn->checksum, sbf_xxh64(pn->bits, bytes, 0))) {
+            if (pn->n_members == 1)
+                FAIL(SBF_E_FORMAT, "%s%s: corrupt filter of target '%s' (checksum mismatch)", path, what, first->name);
+            FAIL(SBF_E_FORMAT, "%s%s: corrupt filter of the panel of target '%s' and %d more (checksum mismatch)", path,
+                 what, first->name, pn->n_members - 1);
+        }
+        const uint8_t *end = (const uint8_t *)pn->bits + bytes;
+        const uint8_t *next = q + 1 < idx->n_panels ? (const uint8_t *)idx->panels[q + 1].bits : f + arrays_end;
+        if (!all_zero(end, (uint64_t)(next - end)))
+            FAIL(SBF_E_FORMAT, "%s%s: corrupt index (non-zero padding after the filter of target '%s')", path, what,
+                 first->name);
+    }
+    if (layer_offset) {
+        if ((rc = parse_image(f + layer_offset, layer_bytes, verify, path, " (long-read layer)", &idx->layer)))
+            goto fail;
+        const sbf_index_t *ly = idx->layer;
+        int same = ly->n_targets == idx->n_targets && ly->params.k < idx->params.k;
+        for (int r = 0; same && r < idx->n_targets; ++r)
+            same = !strcmp(ly->targets[r].name, idx->targets[r].name);
+        if (!same)
+            FAIL(SBF_E_FORMAT, "%s (long-read layer): corrupt metadata: its targets or k differ from the index's", path);
+    }
+#undef FAIL
+    *out = idx;
+    return SBF_OK;
+
+fail:
+    sbf_idx_free(idx);
+    return rc;
+}
+
 int sbf_index_read(const char *path, int verify, sbf_index_t **out)
 {
     *out = NULL;
@@ -434,90 +597,14 @@ int sbf_index_read(const char *path, int verify, sbf_index_t **out)
     close(fd);
     if (map == MAP_FAILED)
         return sbf_error_errno(SBF_E_IO, saved, "%s: cannot map", path);
-    const uint8_t *f = map;
-    int rc = SBF_OK;
-    sbf_index_t *idx = NULL;
-
-#define FAIL(code, ...) do { rc = sbf_error(code, __VA_ARGS__); goto fail; } while (0)
-    if (memcmp(f, SBF_MAGIC, 8) != 0)
-        FAIL(SBF_E_FORMAT, "%s: not an sbf index (bad magic)", path);
-    if (size < SBF_HEADER_BYTES)
-        FAIL(SBF_E_FORMAT, "%s: truncated index (%llu bytes, header needs %u)", path,
-             (unsigned long long)size, SBF_HEADER_BYTES);
-    if (get32(f + H_BYTE_ORDER) != BYTE_ORDER_MARK)
-        FAIL(SBF_E_FORMAT, "%s: index written with another byte order or corrupt header", path);
-    if (CHECKSUM_DIFFERS(get64(f + H_CHECKSUM), sbf_xxh64(f, H_CHECKSUM, 0)))
-        FAIL(SBF_E_FORMAT, "%s: corrupt index header (checksum mismatch)", path);
-    /* Version 1 hashed with 64-bit splitmix64, version 2 with 32-bit hashes (sbf_kmer.h): an
-     * index of version 1 sets other bits, so it is refused, never read. Version 3 added panels;
-     * a version-2 file is read as one plain panel per target (the same bits). */
-    const uint32_t version = get32(f + H_VERSION);
-    if (version < SBF_FORMAT_OLDEST)
-        FAIL(SBF_E_VERSION, "%s: index of format version %u, written by an older sbf (this sbf reads versions %u to %u): rebuild it with sbf build",
-             path, version, SBF_FORMAT_OLDEST, SBF_FORMAT_VERSION);
-    if (version > SBF_FORMAT_VERSION)
-        FAIL(SBF_E_VERSION, "%s: index of format version %u, written by a newer sbf (this sbf reads versions %u to %u): use that sbf, or rebuild the index",
-             path, version, SBF_FORMAT_OLDEST, SBF_FORMAT_VERSION);
-    uint64_t file_bytes = get64(f + H_FILE_BYTES);
-    if (size < file_bytes)
-        FAIL(SBF_E_FORMAT, "%s: truncated index (%llu of %llu bytes)", path, (unsigned long long)size,
-             (unsigned long long)file_bytes);
-    if (size > file_bytes)
-        FAIL(SBF_E_FORMAT, "%s: %llu unexpected bytes after the end of the index", path,
-             (unsigned long long)(size - file_bytes));
-
-    sbf_params_t p = {(int)get32(f + H_K), (int)get32(f + H_M), (int)get32(f + H_S),
-                      (int)get32(f + H_HASHES), (int)get32(f + H_SHARD_BITS)};
-    if (get32(f + H_HEADER_BYTES) != SBF_HEADER_BYTES || sbf_params_check(&p) != SBF_OK)
-        FAIL(SBF_E_FORMAT, "%s: invalid parameters in index header", path);
-    uint32_t n_targets = get32(f + H_N_TARGETS), n_panels = get32(f + H_N_PANELS);
-    uint64_t meta_offset = get64(f + H_META_OFFSET), meta_bytes = get64(f + H_META_BYTES);
-    uint64_t data_offset = get64(f + H_DATA_OFFSET);
-    if (n_targets < 1 || n_targets > MAX_TARGETS || (version == 2 ? n_panels != 0 : n_panels < 1 || n_panels > n_targets) ||
-        meta_offset != SBF_HEADER_BYTES ||
-        meta_bytes > file_bytes - meta_offset || data_offset != align_up(meta_offset + meta_bytes))
-        FAIL(SBF_E_FORMAT, "%s: invalid section table in index header", path);
-    if (CHECKSUM_DIFFERS(get64(f + H_META_CHECKSUM), sbf_xxh64(f + meta_offset, (size_t)meta_bytes, 0)))
-        FAIL(SBF_E_FORMAT, "%s: corrupt index metadata (checksum mismatch)", path);
-    if (!all_zero(f + meta_offset + meta_bytes, data_offset - meta_offset - meta_bytes))
-        FAIL(SBF_E_FORMAT, "%s: corrupt index (non-zero padding after the metadata)", path);
-
-    if (!(idx = sbf_idx_new(&p)))
-        FAIL(SBF_E_NOMEM, "out of memory loading %s", path);
-    memcpy(&idx->bits_per_kmer, f + H_BITS_PER_KMER, 8);
-    idx->map = map;
+    sbf_index_t *idx;
+    int rc = parse_image(map, size, verify, path, "", &idx);
+    if (rc != SBF_OK) {
+        munmap(map, (size_t)size);
+        return rc;
+    }
+    idx->map = map;   /* the index owns the mapping now; its layer's filters lie in it too */
     idx->map_len = (size_t)size;
-    if ((rc = parse_meta(idx, f + meta_offset, meta_bytes, version, n_targets, n_panels, data_offset, file_bytes, path)))
-        goto fail;
-    for (int q = 0; q < idx->n_panels; ++q) {   /* offsets become pointers into the map */
-        sbf_panel_t *pn = &idx->panels[q];
-        pn->bits = (uint64_t *)(void *)(f + (uintptr_t)pn->bits);
-        if (pn->log2_width == 0)
-            idx->targets[pn->members[0]].bits = pn->bits;
-    }
-    for (int q = 0; q < idx->n_panels; ++q) {
-        const sbf_panel_t *pn = &idx->panels[q];
-        const sbf_target_t *first = &idx->targets[pn->members[0]];
-        uint64_t bytes = sbf_panel_bytes(idx, pn);
-        if (verify && CHECKSUM_DIFFERS(pn->checksum, sbf_xxh64(pn->bits, bytes, 0))) {
-            if (pn->n_members == 1)
-                FAIL(SBF_E_FORMAT, "%s: corrupt filter of target '%s' (checksum mismatch)", path, first->name);
-            FAIL(SBF_E_FORMAT, "%s: corrupt filter of the panel of target '%s' and %d more (checksum mismatch)", path,
-                 first->name, pn->n_members - 1);
-        }
-        const uint8_t *end = (const uint8_t *)pn->bits + bytes;
-        const uint8_t *next = q + 1 < idx->n_panels ? (const uint8_t *)idx->panels[q + 1].bits : f + file_bytes;
-        if (!all_zero(end, (uint64_t)(next - end)))
-            FAIL(SBF_E_FORMAT, "%s: corrupt index (non-zero padding after the filter of target '%s')", path, first->name);
-    }
-#undef FAIL
     *out = idx;
     return SBF_OK;
-
-fail:
-    if (idx)
-        sbf_idx_free(idx);   /* unmaps too */
-    else
-        munmap(map, (size_t)size);
-    return rc;
 }

@@ -38,6 +38,7 @@ void sbf_idx_free(sbf_index_t *idx)
         return;
     if (idx->accel && idx->accel_free)
         idx->accel_free(idx->accel);
+    sbf_idx_free(idx->layer);   /* before the unmapping: its filters lie in this one's map */
     free(idx->notice);
     free(idx->clumps);
     for (int r = 0; r < idx->n_targets; ++r)
@@ -45,7 +46,7 @@ void sbf_idx_free(sbf_index_t *idx)
     free(idx->targets);
     for (int q = 0; q < idx->n_panels; ++q) {
         free(idx->panels[q].members);
-        if (!idx->map)
+        if (!idx->in_map)
             free(idx->panels[q].bits);
     }
     free(idx->panels);
@@ -583,4 +584,40 @@ const double *sbf_idx_clumps(const sbf_index_t *idx)
         return none;
     }
     return c;
+}
+
+int sbf_target_measure_chance(const sbf_index_t *idx, int r, const uint8_t *codes, uint64_t len)
+{
+    sbf_target_t *t = &idx->targets[r];
+    t->chance = 0;
+    const uint64_t W = SBF_CHANCE_WINDOW, k = (uint64_t)idx->params.k;
+    if (len < k)
+        return SBF_OK;
+    uint64_t step = len / SBF_CHANCE_WINDOWS;
+    if (step < W)
+        step = W;
+    sbf_scan_t *sc = malloc(sizeof *sc);
+    uint8_t *window = malloc(W);
+    uint64_t *hits = malloc((size_t)idx->n_targets * sizeof *hits);
+    if (!sc || !window || !hits) {
+        free(sc);
+        free(window);
+        free(hits);
+        return sbf_error(SBF_E_NOMEM, "out of memory");
+    }
+    uint64_t kmers = 0, present = 0;
+    for (uint64_t at = 0; at < len; at += step) {
+        const uint64_t n = len - at < W ? len - at : W;
+        for (uint64_t i = 0; i < n; ++i)
+            window[i] = codes[at + n - 1 - i];
+        uint64_t nk;
+        sbf_query_seq(idx, sc, sbf_nt4_identity, window, n, &nk, hits, NULL);
+        kmers += nk;
+        present += hits[r];
+    }
+    t->chance = kmers ? (double)present / (double)kmers : 0;
+    free(sc);
+    free(window);
+    free(hits);
+    return SBF_OK;
 }

@@ -39,6 +39,9 @@ typedef struct {
     char **masks;         /* files whose k-mers were left out of it (sbf build --mask) */
     int n_masks;
     uint64_t masked;      /* valid k-mer positions of its sequence left out by the masks */
+    double chance;        /* measured chance that a k-mer of an unrelated read tests present: the
+                           * share of the k-mers of its own sequence reversed that do (long-read
+                           * layers, sbf_target_measure_chance); 0 where not measured */
     uint64_t n_shards;    /* shards of its filter: its panel's n_shards * cols */
     double fill;          /* fraction of bits set */
     double predicted_fpr; /* probability that a random k-mer tests present */
@@ -57,8 +60,11 @@ typedef struct sbf_index_s {
     sbf_target_t *targets;
     int n_panels;
     sbf_panel_t *panels;
-    void *map;              /* mmap of the file the filters live in, or NULL */
+    void *map;              /* mmap of the file the filters live in (owned), or NULL */
     size_t map_len;
+    int in_map;             /* the filters lie in a mapping (its own map, or its parent's) */
+    struct sbf_index_s *layer;   /* the long-read layer: the same targets with shorter seeds, for
+                                  * reads of SBF_LONG_READ_BASES or more (doc/format.md), or NULL */
     void *accel;            /* a copy on an accelerator (plugin/: the GPU engine), or NULL */
     char *notice;           /* how the build went, when the caller should be told (or NULL) */
     double *clumps;         /* per target, sbf_target_clump(), computed once (sbf_idx_clumps) */
@@ -126,6 +132,16 @@ double sbf_target_clump(const sbf_index_t *idx, const sbf_target_t *t);
 /* Every target's clump chance, computed on the first call (a pass over the filters) and kept in
  * the index: later calls, from any thread, return the same array. NULL when out of memory. */
 const double *sbf_idx_clumps(const sbf_index_t *idx);
+
+/* t->chance from its sequence (2-bit codes, len bases): the share of the valid k-mers of up to
+ * SBF_CHANCE_WINDOWS windows of SBF_CHANCE_WINDOW bases, evenly spaced and each reversed (not
+ * complemented), that test present in t. A reversed genome keeps its composition and its short
+ * repeats but is not the genome: this is the chance rate of reads like it, far above the
+ * uniform 2 x kmers / 4^k for a human genome at k = 21 (18 times on chr20), about it for
+ * E. coli. SBF_OK or SBF_E_NOMEM. */
+#define SBF_CHANCE_WINDOW 10000u
+#define SBF_CHANCE_WINDOWS 200u
+int sbf_target_measure_chance(const sbf_index_t *idx, int r, const uint8_t *codes, uint64_t len);
 
 /* Recompute fill and predicted false-positive rate of t from its bits (t->bits: the plain
  * layout, as while it is built). */

@@ -25,10 +25,17 @@
  * on the CPU with `threads` threads. SBF_OK or an error; *out is NULL on failure. */
 int sbf_mask_build(const sbf_params_t *p, const sbf_seqbuf_t *const *seq, int n, int threads, sbf_index_t **out);
 
+/* The low complexity of a k-mer (DUST's measure): over its k-2 trinucleotides, the pairs of equal
+ * ones, sum c(c-1)/2. A random 21-mer scores about 3; an A-rich stretch with an error in it
+ * ("AAAAAAAGAAAAAAAGAAAAA") 50 or more. */
+unsigned sbf_kmer_dust(const uint8_t *codes, unsigned k);
+
 /* *out (initialised, empty) receives the records of `in` whose k-mers the mask filter `mask`
- * does not hold: every valid k-mer of `in` is either in *out once or counted in *left_out.
- * out->bases stays 0 (no base was read); out->kmers counts the k-mers kept. */
-int sbf_mask_apply(const sbf_index_t *mask, const sbf_seqbuf_t *in, int threads, sbf_seqbuf_t *out,
-                   uint64_t *left_out);
+ * (NULL: none) does not hold and, when dust_min > 0, whose sbf_kmer_dust() is below dust_min:
+ * every valid k-mer of `in` is either in *out once or counted in *left_out. k is the mask's
+ * (or, without a mask, the given k). out->bases stays 0 (no base was read); out->kmers counts
+ * the k-mers kept. */
+int sbf_mask_apply(const sbf_index_t *mask, int k, unsigned dust_min, const sbf_seqbuf_t *in, int threads,
+                   sbf_seqbuf_t *out, uint64_t *left_out);
 
 #endif

@@ -24,6 +24,19 @@ typedef struct {
 /* sbf build --preset long: noisy long reads keep more error-free 25-mers than 31-mers
  * (bench/real.sh: PacBio CLR 94.0 -> 98.0%, R9 ONT 93.9 -> 96.3% of reads; doc/ACCURACY.md). */
 #define SBF_LONG_READ_K 25
+/* The long-read layer (doc/decisions.md, "The long-read layer"): every target again with
+ * k = 21 (m = s = 15), 8 bits per k-mer, adapters left out; fragments with a read of at least
+ * SBF_LONG_READ_BASES bases are screened with it. A noisy long read keeps about 1.6 times more
+ * error-free 21-mers than 31-mers at 5% errors, 2.8 times at 12%, and has thousands of k-mers,
+ * so a sparser filter serves it. */
+#define SBF_LAYER_K 21
+#define SBF_LAYER_BITS_PER_KMER 8.0
+/* k-mers of a DUST score of 20 or more (sbf_kmer_dust) are left out of the layer: A-rich 21-mers
+ * with an error in them are common in a human genome and in the poly-A tails of ONT cDNA reads,
+ * where they made an unrelated read "human"; this leaves out 2.5% of chr20's 21-mers and 0.1%
+ * of E. coli's (doc/decisions.md, "The long-read layer"). */
+#define SBF_LAYER_DUST_MIN 20u
+/* SBF_LONG_READ_BASES: plugin/sbf.h (public) */
 #define SBF_DEFAULT_SHARD_BITS 512
 #define SBF_DEFAULT_BITS_PER_KMER 16.0
 

@@ -38,6 +38,8 @@ int sbf_units_make(sbf_units_t *u, size_t n, const char *const *seqs, const uint
 typedef struct {
     const size_t *first, *end;
     const uint32_t *kmers, *hits;
+    const uint8_t *layer;   /* per read: 1 when it was queried on the long-read layer (its
+                             * fragment is scored with that layer's rule), or NULL: none was */
 } sbf_segments_t;
 
 /* Per read: the sum of its units' answers into kmers[n] and hits[n * n_targets]. */

@@ -121,6 +121,12 @@ SBF_EXPORT int sbf_builder_add_seq(sbf_builder_t *b, int target, const char *seq
  * they left out (sbf_index_target_masks). */
 #define SBF_EVERY_TARGET (-1)
 SBF_EXPORT int sbf_builder_add_mask(sbf_builder_t *b, int target, const char *path) SBF_RESULT_USED;
+/* The long-read layer: every target again with k-mers of length k (m = s = k - 6) at 8 bits per
+ * k-mer, sequencing adapters left out, used to screen fragments with a read of 1,000 bases or
+ * more (doc/classification.md). 0 builds none. Default: 21 when the index's k is larger, else
+ * none. SBF_E_PARAM unless 0 or 7 <= k < the index's k. */
+#define SBF_LONG_LAYER_K 21
+SBF_EXPORT int sbf_builder_long_layer(sbf_builder_t *b, int k) SBF_RESULT_USED;
 /* Build every target's filter. Frees the builder whatever the outcome; on success *out owns
  * the index. Fails with SBF_E_PARAM if there is no target or a target has no valid k-mer. */
 SBF_EXPORT int sbf_builder_finish(sbf_builder_t *b, sbf_index_t **out) SBF_RESULT_USED;
@@ -154,6 +160,16 @@ SBF_EXPORT int sbf_index_target(const sbf_index_t *idx, int t, sbf_target_info_t
  * for all of them at once. Any pointer may be NULL. SBF_E_PARAM if t is out of range. */
 SBF_EXPORT int sbf_index_target_panel(const sbf_index_t *idx, int t, int *panel, int *columns, int *panel_columns);
 
+/* The long-read layer of idx (format 4: its targets again with shorter k-mers, screening
+ * fragments with a read of SBF_LONG_READ_BASES or more), or NULL. Describe it with the functions
+ * above (sbf_index_params, sbf_index_target...); it lives and dies with idx. */
+#define SBF_LONG_READ_BASES 1000
+SBF_EXPORT const sbf_index_t *sbf_index_long_layer(const sbf_index_t *idx);
+/* The chance rate of target t measured at build time (format 4, long-read layers: the share of
+ * the k-mers of its own sequence, reversed, that test present; the scoring of long reads uses
+ * it when it exceeds the filter's false positives and the uniform chance), or 0 when not
+ * measured. SBF_E_PARAM if t is out of range. */
+SBF_EXPORT int sbf_index_target_chance(const sbf_index_t *idx, int t, double *chance);
 /* The masks of target t (format 4): *n_masks files (*masks, valid while the index lives) whose
  * k-mers were left out of it, and *masked, the k-mer positions of its sequence they left out
  * (0 and 0 for an unmasked target or an index of format 2 or 3). Any pointer may be NULL.

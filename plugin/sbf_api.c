@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../bam/sbf_seqio.h"
+#include "../filters/sbf_adapters.h"
 #include "../filters/sbf_build.h"
 #include "../filters/sbf_classify.h"
 #include "../filters/sbf_error.h"
@@ -23,7 +24,6 @@ typedef struct {
     sbf_seqbuf_t seq;
     char **sources;
     int n_sources;
-    uint64_t masked;   /* k-mer positions its masks left out */
 } pending_target_t;
 
 typedef struct {
@@ -39,6 +39,7 @@ struct sbf_builder_s {
     int n_targets;
     pending_mask_t *masks;
     int n_masks;
+    int layer_k;       /* k of the long-read layer, 0 for none */
 };
 
 SBF_EXPORT const char *sbf_version(void) { return SBF_VERSION; }
@@ -93,6 +94,7 @@ SBF_EXPORT int sbf_builder_init(const sbf_opt_t *opt, sbf_builder_t **out)
         return sbf_error(SBF_E_NOMEM, "out of memory");
     b->opt = *opt;
     b->params = params_of(opt);
+    b->layer_k = b->params.k > SBF_LAYER_K ? SBF_LAYER_K : 0;   /* the default: sbf_builder_long_layer() */
     *out = b;
     return SBF_OK;
 }
@@ -219,45 +221,6 @@ SBF_EXPORT int sbf_builder_add_mask(sbf_builder_t *b, int target, const char *pa
     return SBF_OK;
 }
 
-/* Target i's sequence with its masks' k-mers left out (sbf_mask.h). Targets masked only by the
- * masks of every target share one mask filter (*every, built on first use). */
-static int mask_target(sbf_builder_t *b, int i, sbf_index_t **every)
-{
-    pending_target_t *pt = &b->targets[i];
-    const sbf_seqbuf_t **seqs = malloc((size_t)b->n_masks * sizeof *seqs);
-    if (!seqs)
-        return sbf_error(SBF_E_NOMEM, "out of memory");
-    int n = 0, own = 0, rc = SBF_OK;
-    for (int j = 0; j < b->n_masks; ++j)
-        if (b->masks[j].target == SBF_EVERY_TARGET || b->masks[j].target == i) {
-            seqs[n++] = &b->masks[j].seq;
-            own += b->masks[j].target == i;
-        }
-    sbf_index_t *mine = NULL, *mask = NULL;
-    sbf_seqbuf_t kept;
-    sbf_seqbuf_init(&kept);
-    if (n == 0)
-        goto done;
-    if (own == 0 && !*every)
-        rc = sbf_mask_build(&b->params, seqs, n, b->opt.threads, every);
-    else if (own > 0)
-        rc = sbf_mask_build(&b->params, seqs, n, b->opt.threads, &mine);
-    mask = own ? mine : *every;
-    if (rc == SBF_OK)
-        rc = sbf_mask_apply(mask, &pt->seq, b->opt.threads, &kept, &pt->masked);
-    if (rc == SBF_OK) {
-        kept.bases = pt->seq.bases;   /* the bases read stay those of the target's files */
-        sbf_seqbuf_free(&pt->seq);
-        pt->seq = kept;
-    } else {
-        sbf_seqbuf_free(&kept);
-    }
-done:
-    sbf_idx_free(mine);
-    free(seqs);
-    return rc;
-}
-
 SBF_EXPORT int sbf_builder_add_seq(sbf_builder_t *b, int target, const char *seq, size_t len)
 {
     int rc = check_target(b, target);
@@ -266,125 +229,230 @@ SBF_EXPORT int sbf_builder_add_seq(sbf_builder_t *b, int target, const char *seq
     return sbf_seqbuf_append(&b->targets[target].seq, sbf_nt4_ascii, (const uint8_t *)seq, len, b->params.k);
 }
 
-SBF_EXPORT int sbf_builder_finish(sbf_builder_t *b, sbf_index_t **out)
+/* One layer of the build: the index (k = 31, say) or its long-read layer (k = 21), each with its
+ * parameters, sizing and masks. */
+typedef struct {
+    sbf_params_t params;
+    double bits_per_kmer;   /* 0: opt.size_bytes gives each filter's size */
+    int adapters;           /* leave the sequencing adapters out of every target */
+    unsigned dust_min;      /* leave out k-mers of this DUST score or more (0: none) */
+    int measure_chance;     /* measure each target's chance rate (sbf_target_measure_chance) */
+    sbf_seqbuf_t adapter_seq;
+    sbf_index_t *idx;
+    sbf_index_t *every;     /* the mask filter of the masks of every target (built on first use) */
+    uint64_t *masked;       /* per target: k-mer positions its masks left out */
+} layer_build_t;
+
+/* The index of a layer, its panels planned from each target's k-mers (before masking: a mask
+ * leaves out a small share, and the plan needs every target's size before any is masked). */
+static int layer_plan(const sbf_builder_t *b, layer_build_t *L)
 {
-    *out = NULL;
-    int rc = SBF_OK, n = 0, n_panels = 0;
-    sbf_index_t *idx = NULL;
-    uint64_t *want = NULL;
-    sbf_panel_slot_t *slot = NULL;
-    sbf_panel_shape_t *shape = NULL;
-    if (b->n_targets == 0) {
-        rc = sbf_error(SBF_E_PARAM, "no target to build");
-        goto done;
-    }
-    if (!(idx = sbf_idx_new(&b->params))) {
-        rc = SBF_E_NOMEM;
-        goto done;
-    }
-    idx->bits_per_kmer = b->opt.size_bytes ? 0.0 : b->opt.bits_per_kmer;
-    /* every target's budget first: the panel rule (filters/sbf_panel.c) places targets of about
-     * the same size in one panel */
-    n = b->n_targets;
-    if (!(want = malloc((size_t)n * sizeof *want)) || !(slot = malloc((size_t)n * sizeof *slot)) ||
-        !(shape = malloc((size_t)n * sizeof *shape))) {
+    const int n = b->n_targets;
+    int rc = SBF_OK, n_panels = 0;
+    uint64_t *want = malloc((size_t)n * sizeof *want);
+    sbf_panel_slot_t *slot = malloc((size_t)n * sizeof *slot);
+    sbf_panel_shape_t *shape = malloc((size_t)n * sizeof *shape);
+    if (!want || !slot || !shape || !(L->masked = calloc((size_t)n, sizeof *L->masked)) ||
+        !(L->idx = sbf_idx_new(&L->params))) {
         rc = sbf_error(SBF_E_NOMEM, "out of memory");
         goto done;
     }
-    sbf_index_t *every = NULL;
-    for (int i = 0; i < n && rc == SBF_OK; ++i)
-        rc = mask_target(b, i, &every);
-    sbf_idx_free(every);
+    L->idx->bits_per_kmer = L->bits_per_kmer;
+    const int k = L->params.k;
     for (int i = 0; i < n && rc == SBF_OK; ++i) {
-        pending_target_t *pt = &b->targets[i];
-        if (pt->seq.kmers == 0 && pt->masked) {
-            rc = sbf_error(SBF_E_PARAM, "target '%s' has no %d-mer its masks do not hold (%llu left out)", pt->name,
-                           b->params.k, (unsigned long long)pt->masked);
-            break;
-        }
-        if (pt->seq.kmers == 0) {
+        const pending_target_t *pt = &b->targets[i];
+        const uint64_t kmers = k == b->params.k ? pt->seq.kmers : sbf_seqbuf_kmers(&pt->seq, k);
+        if (kmers == 0) {
             rc = sbf_error(SBF_E_PARAM, "target '%s' has no valid %d-mer (sequences shorter than k, or only N)",
-                           pt->name, b->params.k);
+                           pt->name, k);
             break;
         }
-        uint64_t shard_bytes = (uint64_t)b->params.shard_bits / 8u;
-        want[i] = b->opt.size_bytes ? (b->opt.size_bytes + shard_bytes - 1) / shard_bytes
-                                    : sbf_shards_for(&b->params, pt->seq.kmers, b->opt.bits_per_kmer);
+        const uint64_t shard_bytes = (uint64_t)L->params.shard_bits / 8u;
+        want[i] = L->bits_per_kmer > 0 ? sbf_shards_for(&L->params, kmers, L->bits_per_kmer)
+                                       : (b->opt.size_bytes + shard_bytes - 1) / shard_bytes;
         rc = sbf_check_shards(pt->name, want[i]);
     }
     /* --size asks for an exact size: panels then form only where that costs nothing */
     if (rc == SBF_OK)
-        rc = sbf_panel_plan(want, n, b->opt.size_bytes ? 0.0 : SBF_PANEL_SLACK, slot, shape, &n_panels);
+        rc = sbf_panel_plan(want, n, L->bits_per_kmer > 0 ? SBF_PANEL_SLACK : 0.0, slot, shape, &n_panels);
     for (int q = 0; q < n_panels && rc == SBF_OK; ++q) {
-        int got = sbf_idx_add_panel(idx, shape[q].n_shards, shape[q].log2_width);
+        int got = sbf_idx_add_panel(L->idx, shape[q].n_shards, shape[q].log2_width);
         rc = got < 0 ? got : SBF_OK;
     }
     for (int i = 0; i < n && rc == SBF_OK; ++i) {
-        pending_target_t *pt = &b->targets[i];
-        int r = sbf_idx_add_panel_target(idx, pt->name, slot[i].panel, slot[i].col0, slot[i].cols);
-        if (r < 0) {
-            rc = r;
-            break;
-        }
-        sbf_target_t *t = &idx->targets[r];
-        t->bases = pt->seq.bases;
-        t->kmers = pt->seq.kmers;
-        t->masked = pt->masked;
-        for (int j = 0; j < pt->n_sources && rc == SBF_OK; ++j)
-            rc = sbf_target_add_source(t, pt->sources[j]);
-        for (int j = 0; j < b->n_masks && rc == SBF_OK; ++j)
-            if (b->masks[j].target == SBF_EVERY_TARGET || b->masks[j].target == i)
-                rc = sbf_target_add_mask(t, b->masks[j].path);
-        /* a target of a wide panel is built in the plain layout, then copied into its columns */
-        const int wide = idx->panels[t->panel].log2_width > 0;
-        uint64_t *scratch = NULL;
-        if (rc == SBF_OK && wide) {
-            if (posix_memalign((void **)&scratch, 64, sbf_target_bytes(idx, t)) != 0) {
-                rc = sbf_error(SBF_E_NOMEM, "out of memory allocating %zu bytes for target '%s'",
-                               sbf_target_bytes(idx, t), pt->name);
-                break;
-            }
-            memset(scratch, 0, sbf_target_bytes(idx, t));
-            t->bits = scratch;
-        }
-        if (rc == SBF_OK) {
-            int dev = b->opt.gpu == SBF_GPU_AUTO ? (sbf_gpu_count() > 0 ? 0 : SBF_GPU_NONE) : b->opt.gpu;
-            if (dev >= 0)
-                rc = sbf_gpu_build_target(dev, idx, t, pt->seq.codes, pt->seq.len);
-            if (dev >= 0 && rc != SBF_OK && b->opt.gpu == SBF_GPU_AUTO) {
-                /* "auto" promises a result, not a device: the CPU computes the same bits, and
-                 * sbf_index_notice() says so */
-                char why[1024];
-                snprintf(why, sizeof why, "building on GPU %d failed (%.900s): built on the CPU engine (the same bytes)",
-                         dev, sbf_error_message());
-                free(idx->notice);
-                idx->notice = strdup(why);   /* NULL when out of memory: the notice is lost, not the index */
-                memset(t->bits, 0, sbf_target_bytes(idx, t));
-                dev = SBF_GPU_NONE;
-                rc = SBF_OK;
-            }
-            if (dev < 0)
-                rc = sbf_build_target(idx, t, pt->seq.codes, pt->seq.len, b->opt.threads);
-        }
-        if (rc == SBF_OK)   /* stored in the index: a query needs no pass over the filter */
-            t->clump = sbf_target_clump(idx, t);
-        if (rc == SBF_OK && wide)
-            sbf_panel_put(idx, t, scratch);
-        if (wide)
-            t->bits = NULL;
-        free(scratch);
-        sbf_seqbuf_free(&pt->seq);   /* the sequence is no longer needed: release it early */
+        int r = sbf_idx_add_panel_target(L->idx, b->targets[i].name, slot[i].panel, slot[i].col0, slot[i].cols);
+        rc = r < 0 ? r : SBF_OK;
     }
 done:
     free(want);
     free(slot);
     free(shape);
-    sbf_builder_destroy(b);
-    if (rc != SBF_OK) {
-        sbf_idx_free(idx);
-        return rc;
+    return rc;
+}
+
+/* Target i's sequence as layer L builds it: *use is the target's own sequence, or *kept, the
+ * records of its k-mers no mask of it (nor an adapter, in a layer that masks them) holds. */
+static int layer_sequence(const sbf_builder_t *b, layer_build_t *L, int i, sbf_seqbuf_t *kept, const sbf_seqbuf_t **use)
+{
+    const pending_target_t *pt = &b->targets[i];
+    *use = &pt->seq;
+    const sbf_seqbuf_t **seqs = malloc((size_t)(b->n_masks + 1) * sizeof *seqs);
+    if (!seqs)
+        return sbf_error(SBF_E_NOMEM, "out of memory");
+    int n = 0, own = 0, rc = SBF_OK;
+    if (L->adapters)
+        seqs[n++] = &L->adapter_seq;
+    for (int j = 0; j < b->n_masks; ++j)
+        if (b->masks[j].target == SBF_EVERY_TARGET || b->masks[j].target == i) {
+            seqs[n++] = &b->masks[j].seq;
+            own += b->masks[j].target == i;
+        }
+    sbf_index_t *mine = NULL;
+    if (n > 0 || L->dust_min) {
+        if (n > 0 && own == 0 && !L->every)
+            rc = sbf_mask_build(&L->params, seqs, n, b->opt.threads, &L->every);
+        else if (own > 0)
+            rc = sbf_mask_build(&L->params, seqs, n, b->opt.threads, &mine);
+        if (rc == SBF_OK)
+            rc = sbf_mask_apply(own ? mine : n ? L->every : NULL, L->params.k, L->dust_min, &pt->seq, b->opt.threads, kept,
+                                &L->masked[i]);
+        if (rc == SBF_OK)
+            *use = kept;
     }
-    *out = idx;
+    sbf_idx_free(mine);
+    free(seqs);
+    return rc;
+}
+
+/* Build target r of layer L from seq: on the GPU the options name (the CPU when "auto" finds it
+ * failing, said in the index's notice), its filter's clump chance, its bits into a wide panel. */
+static int layer_build_target(const sbf_builder_t *b, layer_build_t *L, int r, const sbf_seqbuf_t *seq)
+{
+    sbf_index_t *idx = L->idx;
+    sbf_target_t *t = &idx->targets[r];
+    const pending_target_t *pt = &b->targets[r];
+    int rc = SBF_OK;
+    t->bases = pt->seq.bases;
+    t->kmers = seq->len >= (uint64_t)L->params.k ? sbf_seqbuf_kmers(seq, L->params.k) : 0;
+    t->masked = L->masked[r];
+    if (t->kmers == 0)
+        return sbf_error(SBF_E_PARAM, "target '%s' has no %d-mer its masks do not hold (%llu left out)", pt->name,
+                         L->params.k, (unsigned long long)t->masked);
+    if (L->params.k == b->params.k)   /* the long-read layer does not repeat the sources */
+        for (int j = 0; j < pt->n_sources && rc == SBF_OK; ++j)
+            rc = sbf_target_add_source(t, pt->sources[j]);
+    for (int j = 0; j < b->n_masks && rc == SBF_OK; ++j)
+        if (b->masks[j].target == SBF_EVERY_TARGET || b->masks[j].target == r)
+            rc = sbf_target_add_mask(t, b->masks[j].path);
+    if (rc == SBF_OK && L->adapters)
+        rc = sbf_target_add_mask(t, "(sequencing adapters)");
+    if (rc == SBF_OK && L->dust_min)
+        rc = sbf_target_add_mask(t, "(low complexity)");
+    if (rc != SBF_OK)
+        return rc;
+    /* a target of a wide panel is built in the plain layout, then copied into its columns */
+    const int wide = idx->panels[t->panel].log2_width > 0;
+    uint64_t *scratch = NULL;
+    if (wide) {
+        if (posix_memalign((void **)&scratch, 64, sbf_target_bytes(idx, t)) != 0)
+            return sbf_error(SBF_E_NOMEM, "out of memory allocating %zu bytes for target '%s'",
+                             sbf_target_bytes(idx, t), pt->name);
+        memset(scratch, 0, sbf_target_bytes(idx, t));
+        t->bits = scratch;
+    }
+    int dev = b->opt.gpu == SBF_GPU_AUTO ? (sbf_gpu_count() > 0 ? 0 : SBF_GPU_NONE) : b->opt.gpu;
+    if (dev >= 0)
+        rc = sbf_gpu_build_target(dev, idx, t, seq->codes, seq->len);
+    if (dev >= 0 && rc != SBF_OK && b->opt.gpu == SBF_GPU_AUTO) {
+        /* "auto" promises a result, not a device: the CPU computes the same bits, and
+         * sbf_index_notice() says so */
+        char why[1024];
+        snprintf(why, sizeof why, "building on GPU %d failed (%.900s): built on the CPU engine (the same bytes)", dev,
+                 sbf_error_message());
+        free(idx->notice);
+        idx->notice = strdup(why);   /* NULL when out of memory: the notice is lost, not the index */
+        memset(t->bits, 0, sbf_target_bytes(idx, t));
+        dev = SBF_GPU_NONE;
+        rc = SBF_OK;
+    }
+    if (dev < 0)
+        rc = sbf_build_target(idx, t, seq->codes, seq->len, b->opt.threads);
+    if (rc == SBF_OK)   /* stored in the index: a query needs no pass over the filter */
+        t->clump = sbf_target_clump(idx, t);
+    if (rc == SBF_OK && wide)
+        sbf_panel_put(idx, t, scratch);
+    if (wide)
+        t->bits = NULL;
+    free(scratch);
+    /* the long-read layer: the chance rate of reads like the target's own sequence, reversed */
+    if (rc == SBF_OK && L->measure_chance)
+        rc = sbf_target_measure_chance(idx, r, pt->seq.codes, pt->seq.len);
+    return rc;
+}
+
+static void layer_free(layer_build_t *L)
+{
+    sbf_idx_free(L->idx);
+    sbf_idx_free(L->every);
+    sbf_seqbuf_free(&L->adapter_seq);
+    free(L->masked);
+}
+
+SBF_EXPORT int sbf_builder_finish(sbf_builder_t *b, sbf_index_t **out)
+{
+    *out = NULL;
+    int rc = SBF_OK;
+    layer_build_t main = {b->params, b->opt.size_bytes ? 0.0 : b->opt.bits_per_kmer, 0, 0, 0, {0}, NULL, NULL, NULL};
+    layer_build_t lay = {{b->layer_k, b->layer_k - SBF_DEFAULT_K_MINUS_M, b->layer_k - SBF_DEFAULT_K_MINUS_M,
+                          b->params.hashes, b->params.shard_bits},
+                         SBF_LAYER_BITS_PER_KMER, 1, SBF_LAYER_DUST_MIN, 1, {0}, NULL, NULL, NULL};
+    const int layered = b->layer_k > 0;
+    if (b->n_targets == 0)
+        rc = sbf_error(SBF_E_PARAM, "no target to build");
+    if (rc == SBF_OK)
+        rc = layer_plan(b, &main);
+    if (rc == SBF_OK && layered && (rc = sbf_adapters_append(&lay.adapter_seq, lay.params.k)) == SBF_OK)
+        rc = layer_plan(b, &lay);
+    /* target by target: each layer from the target's sequence (masked for it), then the
+     * sequence is released */
+    for (int i = 0; i < b->n_targets && rc == SBF_OK; ++i) {
+        layer_build_t *order[2] = {&main, layered ? &lay : NULL};
+        for (int l = 0; l < 2 && order[l] && rc == SBF_OK; ++l) {
+            sbf_seqbuf_t kept;
+            const sbf_seqbuf_t *use;
+            sbf_seqbuf_init(&kept);
+            rc = layer_sequence(b, order[l], i, &kept, &use);
+            if (rc == SBF_OK)
+                rc = layer_build_target(b, order[l], i, use);
+            sbf_seqbuf_free(&kept);
+        }
+        sbf_seqbuf_free(&b->targets[i].seq);
+    }
+    if (rc == SBF_OK && layered) {
+        if (lay.idx->notice && !main.idx->notice)
+            main.idx->notice = strdup(lay.idx->notice);
+        main.idx->layer = lay.idx;
+        lay.idx = NULL;
+    }
+    if (rc == SBF_OK) {
+        *out = main.idx;
+        main.idx = NULL;
+    }
+    layer_free(&main);
+    layer_free(&lay);
+    sbf_builder_destroy(b);
+    return rc;
+}
+
+SBF_EXPORT int sbf_builder_long_layer(sbf_builder_t *b, int k)
+{
+    if (k != 0 && b->params.k <= SBF_DEFAULT_K_MINUS_M + 1)
+        return sbf_error(SBF_E_PARAM, "an index of k=%d has no room for a long-read layer (its k must be %d or more "
+                         "and below the index's): none", b->params.k, SBF_DEFAULT_K_MINUS_M + 1);
+    if (k != 0 && (k < 1 || k >= b->params.k || k <= SBF_DEFAULT_K_MINUS_M))
+        return sbf_error(SBF_E_PARAM, "the long-read layer's k must be %d to %d (below the index's k=%d), or none",
+                         SBF_DEFAULT_K_MINUS_M + 1, b->params.k - 1, b->params.k);
+    b->layer_k = k;
     return SBF_OK;
 }
 
@@ -431,6 +499,16 @@ SBF_EXPORT int sbf_index_target(const sbf_index_t *idx, int t, sbf_target_info_t
     info->predicted_fpr = x->predicted_fpr;
     return SBF_OK;
 }
+
+SBF_EXPORT int sbf_index_target_chance(const sbf_index_t *idx, int t, double *chance)
+{
+    if (t < 0 || t >= idx->n_targets)
+        return sbf_error(SBF_E_PARAM, "no target number %d (the index has %d)", t, idx->n_targets);
+    *chance = idx->targets[t].chance;
+    return SBF_OK;
+}
+
+SBF_EXPORT const sbf_index_t *sbf_index_long_layer(const sbf_index_t *idx) { return idx->layer; }
 
 SBF_EXPORT int sbf_index_target_masks(const sbf_index_t *idx, int t, int *n_masks, const char *const **masks,
                                       uint64_t *masked)
@@ -535,8 +613,9 @@ SBF_EXPORT int sbf_classify(const sbf_index_t *idx, const sbf_classify_opt_t *op
     uint32_t *kmers = malloc((reads ? reads : 1) * sizeof *kmers);
     uint32_t *hits = malloc((reads ? reads : 1) * (size_t)R * sizeof *hits);
     uint32_t *frag_hits = malloc((size_t)(R ? R : 1) * sizeof *frag_hits);
+    uint8_t *layer = malloc(reads ? reads : 1);
     sbf_engine_batch_t eb = {0};
-    if (!all || !all_lens || !kmers || !hits || !frag_hits) {
+    if (!all || !all_lens || !kmers || !hits || !frag_hits || !layer) {
         rc = sbf_error(SBF_E_NOMEM, "out of memory classifying %zu fragments", n);
         goto done;
     }
@@ -554,8 +633,9 @@ SBF_EXPORT int sbf_classify(const sbf_index_t *idx, const sbf_classify_opt_t *op
         rc = sbf_error(SBF_E_PARAM, "thread count %d must be at least 1", threads);
         goto done;
     }
-    if ((rc = sbf_engine_query_reads(idx, SBF_ENGINE_ANY, reads, all, NULL, all_lens, opt->mask_lowcomp, &eb, kmers,
-                                     hits, threads, &seg)) != SBF_OK)
+    sbf_engine_route(reads, seqs2 ? 2 : 1, all_lens, layer);
+    if ((rc = sbf_engine_query_reads(idx, SBF_ENGINE_ANY, reads, all, NULL, all_lens, opt->mask_lowcomp, layer, &eb,
+                                     kmers, hits, threads, &seg)) != SBF_OK)
         goto done;
     for (size_t i = 0; i < n; ++i) {
         sbf_frag_result_t res;
@@ -572,5 +652,6 @@ done:
     free(kmers);
     free(hits);
     free(frag_hits);
+    free(layer);
     return rc;
 }

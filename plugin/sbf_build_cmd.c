@@ -32,6 +32,9 @@ void usage_build(FILE *fp)
             "      --shard-bits INT     shard size, 256 or 512 bits [%d]\n"
             "      --bits-per-kmer NUM  filter bits per reference k-mer [%g]\n"
             "      --size SIZE          fixed size of each target's filter instead (e.g. 128M)\n"
+            "      --long-layer K|none  the long-read layer: every target again with K-mers (8 bits per\n"
+            "                           k-mer, adapters left out), screening fragments with a read\n"
+            "                           of 1000+ bases; none: reads of every length use k [%d]\n"
             "      --mask [NAME=]FILE   leave out of target NAME (of every target without NAME=) each\n"
             "                           k-mer found in FILE: a host masked against microbes keeps\n"
             "                           their reads (repeat to add masks)\n"
@@ -39,7 +42,8 @@ void usage_build(FILE *fp)
             "      --gpu auto|none|ID   build on a CUDA device (same bytes as the CPU) [auto]\n"
             "      --progress           report each step on stderr (default when it is a terminal)\n"
             "  -h, --help               this help\n",
-            o.k, SBF_LONG_READ_K, SBF_DEFAULT_K_MINUS_M, o.k, o.m, o.k - o.m, o.s, o.k - o.s, o.hashes, o.shard_bits, o.bits_per_kmer, o.threads);
+            o.k, SBF_LONG_READ_K, SBF_DEFAULT_K_MINUS_M, o.k, o.m, o.k - o.m, o.s, o.k - o.s, o.hashes, o.shard_bits, o.bits_per_kmer,
+            SBF_LONG_LAYER_K, o.threads);
 }
 
 /* "dir/MG1655-K12.fasta.gz" -> "MG1655-K12" */
@@ -76,6 +80,7 @@ int main_build(int argc, char **argv)
         {"size", required_argument, NULL, OPT_SIZE},  {"threads", required_argument, NULL, '@'},
         {"progress", no_argument, NULL, OPT_PROGRESS}, {"gpu", required_argument, NULL, OPT_GPU},
         {"preset", required_argument, NULL, OPT_PRESET}, {"mask", required_argument, NULL, OPT_MASK},
+        {"long-layer", required_argument, NULL, OPT_LONG_LAYER},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     const char *cmd = "build", *out = NULL;
@@ -85,6 +90,7 @@ int main_build(int argc, char **argv)
     int progress = isatty(STDERR_FILENO), c, bits_given = 0, m_given = 0, s_given = 0, k_given = 0;
     const char *preset = NULL;
     cli_seen_t seen = {{0}};
+    int layer_k = -1;   /* --long-layer: -1 for the default */
     const char **mask_args = calloc((size_t)argc, sizeof *mask_args);   /* --mask repeats add up */
     int n_mask_args = 0;
     if (!mask_args) {
@@ -127,6 +133,12 @@ int main_build(int argc, char **argv)
         case OPT_PROGRESS: progress = 1; break;
         case OPT_GPU: bad = cli_gpu_option(cmd, optarg, &gpus); break;
         case OPT_MASK: mask_args[n_mask_args++] = optarg; break;
+        case OPT_LONG_LAYER:
+            if (!strcmp(optarg, "none"))
+                layer_k = 0;
+            else
+                bad = cli_int(cmd, "--long-layer", optarg, 1, 32, &layer_k);
+            break;
         case 'h': usage_build(stdout); free(mask_args); return 0;
         default: usage_build(stderr); goto early;
         }
@@ -167,6 +179,11 @@ int main_build(int argc, char **argv)
     sbf_builder_t *b;
     if (sbf_builder_init(&opt, &b) != SBF_OK) {
         cli_error(cmd, "%s", sbf_last_error());
+        goto early;
+    }
+    if (layer_k >= 0 && sbf_builder_long_layer(b, layer_k) != SBF_OK) {
+        cli_error(cmd, "--long-layer %d: %s", layer_k, sbf_last_error());
+        sbf_builder_destroy(b);
         goto early;
     }
     struct timespec t0, t1;

@@ -1,6 +1,7 @@
 /* sbf_engine.c -- the query engine behind sbf_engine.h: the CPU engine (query threads), the GPU
  * copies of an index (sbf_index_use_gpus), blocking queries split over every copy, the reads of a
  * classification batch as the engine sees them, and the chances that scoring needs. */
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,6 +107,14 @@ int sbf_engine_use_gpus(sbf_index_t *idx, int n, const int *devices)
         c->device[i] = d;
         c->n = i + 1;
     }
+    /* the long-read layer on the same devices, one copy per copy of the index */
+    if (idx->layer) {
+        int rc = sbf_engine_use_gpus(idx->layer, n, devices);
+        if (rc != SBF_OK) {
+            gpu_copies_free(c);
+            return rc;
+        }
+    }
     if (idx->accel && idx->accel_free)
         idx->accel_free(idx->accel);
     idx->accel = c;
@@ -118,6 +127,8 @@ void sbf_engine_drop_gpus(sbf_index_t *idx)
     if (idx->accel && idx->accel_free)
         idx->accel_free(idx->accel);
     idx->accel = NULL;
+    if (idx->layer)
+        sbf_engine_drop_gpus(idx->layer);
 }
 
 int sbf_engine_gpus(const sbf_index_t *idx, int *devices, int max)
@@ -271,39 +282,77 @@ int sbf_engine_query_any(const sbf_index_t *idx, size_t n, const char *const *se
     return SBF_OK;
 }
 
+/* Query the units of u (made from n reads for k-mers of idx's k) into kmers and hits (R per unit). */
+static int query_units(const sbf_index_t *idx, int slot, const sbf_units_t *u, const char *const *vs,
+                       const uint8_t *const *vp, uint32_t *kmers, uint32_t *hits, int threads)
+{
+    const size_t m = u->n_units;
+    if (m == 0)
+        return SBF_OK;
+    const char *const *qs = vs ? u->seqs : NULL;
+    const uint8_t *const *qp = vp ? u->packed : NULL;
+    return slot == SBF_ENGINE_ANY ? sbf_engine_query_any(idx, m, qs, qp, u->lens, kmers, hits, threads)
+                                  : sbf_engine_query(idx, slot, m, qs, qp, u->lens, kmers, hits, threads);
+}
+
 int sbf_engine_query_reads(const sbf_index_t *idx, int slot, size_t n, const char *const *seqs,
                            const uint8_t *const *packed, const size_t *lens, unsigned mask_lowcomp,
-                           sbf_engine_batch_t *eb, uint32_t *kmers, uint32_t *hits, int threads,
-                           const sbf_segments_t **seg)
+                           const uint8_t *layer, sbf_engine_batch_t *eb, uint32_t *kmers, uint32_t *hits,
+                           int threads, const sbf_segments_t **seg)
 {
     const size_t R = (size_t)idx->n_targets;
     const char *const *vs;
     const uint8_t *const *vp;
     *seg = NULL;
     int rc = sbf_lowcomp_batch(&eb->mask, mask_lowcomp, n, seqs, packed, lens, &vs, &vp);
-    if (rc == SBF_OK)
-        rc = sbf_units_make(&eb->units, n, vs, vp, lens, (unsigned)idx->params.k);
     if (rc != SBF_OK)
         return rc;
-    const sbf_units_t *u = &eb->units;
-    const int whole = !u->segmented;
-    const size_t m = whole ? n : u->n_units;
-    const size_t *ql = whole ? lens : u->lens;
-    const char *const *qs = vs ? (whole ? vs : u->seqs) : NULL;
-    const uint8_t *const *qp = vp ? (whole ? vp : u->packed) : NULL;
-    uint32_t *qk = kmers, *qh = hits;
-    if (!whole) {
-        if ((rc = sbf_reserve(&eb->ukmers, &eb->cap_ukmers, m, sizeof *eb->ukmers)) != SBF_OK ||
-            (rc = sbf_reserve(&eb->uhits, &eb->cap_uhits, m * (R ? R : 1), sizeof *eb->uhits)) != SBF_OK)
+    size_t n_long = 0;
+    for (size_t i = 0; layer && idx->layer && i < n; ++i)
+        n_long += layer[i] != 0;
+    if (n_long == 0) {   /* every read on the index */
+        if ((rc = sbf_units_make(&eb->units, n, vs, vp, lens, (unsigned)idx->params.k)) != SBF_OK)
             return rc;
-        qk = eb->ukmers;
-        qh = eb->uhits;
+        const sbf_units_t *u = &eb->units;
+        if (!u->segmented)   /* one unit per read: the answers are the reads' */
+            return n ? query_units(idx, slot, u, vs, vp, kmers, hits, threads) : SBF_OK;
+        const size_t m = u->n_units;
+        if ((rc = sbf_reserve(&eb->ukmers, &eb->cap_ukmers, m, sizeof *eb->ukmers)) != SBF_OK ||
+            (rc = sbf_reserve(&eb->uhits, &eb->cap_uhits, m * (R ? R : 1), sizeof *eb->uhits)) != SBF_OK ||
+            (rc = query_units(idx, slot, u, vs, vp, eb->ukmers, eb->uhits, threads)) != SBF_OK)
+            return rc;
+        eb->seg = (sbf_segments_t){u->start, u->start + 1, eb->ukmers, eb->uhits, NULL};
+        sbf_segments_gather(&eb->seg, n, (int)R, kmers, hits);
+        *seg = &eb->seg;
+        return SBF_OK;
     }
-    rc = slot == SBF_ENGINE_ANY ? sbf_engine_query_any(idx, m, qs, qp, ql, qk, qh, threads)
-                                : sbf_engine_query(idx, slot, m, qs, qp, ql, qk, qh, threads);
-    if (rc != SBF_OK || whole)
+    /* the reads of long fragments on the long-read layer, the others on the index: each set of
+     * units made with the other set's reads empty, then every read pointed at its own units */
+    const size_t nn = n ? n : 1;
+    if ((rc = sbf_reserve(&eb->lens_main, &eb->cap_lens_main, nn, sizeof *eb->lens_main)) != SBF_OK ||
+        (rc = sbf_reserve(&eb->lens_long, &eb->cap_lens_long, nn, sizeof *eb->lens_long)) != SBF_OK ||
+        (rc = sbf_reserve(&eb->first, &eb->cap_first, nn, sizeof *eb->first)) != SBF_OK ||
+        (rc = sbf_reserve(&eb->end, &eb->cap_end, nn, sizeof *eb->end)) != SBF_OK)
         return rc;
-    eb->seg = (sbf_segments_t){u->start, u->start + 1, eb->ukmers, eb->uhits};
+    for (size_t i = 0; i < n; ++i) {
+        eb->lens_main[i] = layer[i] ? 0 : lens[i];
+        eb->lens_long[i] = layer[i] ? lens[i] : 0;
+    }
+    const sbf_units_t *um = &eb->units, *ul = &eb->units_long;
+    if ((rc = sbf_units_make(&eb->units, n, vs, vp, eb->lens_main, (unsigned)idx->params.k)) != SBF_OK ||
+        (rc = sbf_units_make(&eb->units_long, n, vs, vp, eb->lens_long, (unsigned)idx->layer->params.k)) != SBF_OK)
+        return rc;
+    const size_t mm = um->n_units, m = mm + ul->n_units;
+    if ((rc = sbf_reserve(&eb->ukmers, &eb->cap_ukmers, m, sizeof *eb->ukmers)) != SBF_OK ||
+        (rc = sbf_reserve(&eb->uhits, &eb->cap_uhits, m * (R ? R : 1), sizeof *eb->uhits)) != SBF_OK ||
+        (rc = query_units(idx, slot, um, vs, vp, eb->ukmers, eb->uhits, threads)) != SBF_OK ||
+        (rc = query_units(idx->layer, slot, ul, vs, vp, eb->ukmers + mm, eb->uhits + mm * R, threads)) != SBF_OK)
+        return rc;
+    for (size_t i = 0; i < n; ++i) {
+        eb->first[i] = layer[i] ? mm + ul->start[i] : um->start[i];
+        eb->end[i] = layer[i] ? mm + ul->start[i + 1] : um->start[i + 1];
+    }
+    eb->seg = (sbf_segments_t){eb->first, eb->end, eb->ukmers, eb->uhits, layer};
     sbf_segments_gather(&eb->seg, n, (int)R, kmers, hits);
     *seg = &eb->seg;
     return SBF_OK;
@@ -315,9 +364,25 @@ void sbf_engine_batch_free(sbf_engine_batch_t *eb)
         return;
     sbf_lowcomp_batch_free(&eb->mask);
     sbf_units_free(&eb->units);
+    sbf_units_free(&eb->units_long);
     free(eb->ukmers);
     free(eb->uhits);
+    free(eb->lens_main);
+    free(eb->lens_long);
+    free(eb->first);
+    free(eb->end);
     memset(eb, 0, sizeof *eb);
+}
+
+void sbf_engine_route(size_t n, int per, const size_t *lens, uint8_t *layer)
+{
+    for (size_t f = 0; f < n; f += (size_t)per) {
+        uint8_t any = 0;
+        for (size_t i = f; i < f + (size_t)per && i < n; ++i)
+            any |= lens[i] >= SBF_LONG_READ_BASES;
+        for (size_t i = f; i < f + (size_t)per && i < n; ++i)
+            layer[i] = any;
+    }
 }
 
 int sbf_engine_query_kmers(const sbf_index_t *idx, int target, const char *seq, size_t len, uint8_t *present)
@@ -361,6 +426,27 @@ int sbf_engine_chance(const sbf_index_t *idx, double *fpr, double *clump)
     return SBF_OK;
 }
 
+int sbf_engine_layer_chance(const sbf_index_t *idx, double *fpr, double *clump)
+{
+    const sbf_index_t *ly = idx->layer;
+    int rc = sbf_engine_chance(ly, fpr, clump);
+    /* a k-mer of an unrelated read is in the target's sequence itself with probability about
+     * 2 x its k-mers / 4^k (both strands): a 21-mer is in a 3.1 Gbp host by chance 1 time in
+     * 700, beside which a 31-mer's chance (1.4e-9) and the filter's false positives at k = 31
+     * are nothing; at k = 21 it must count */
+    const double space = ldexp(1.0, 2 * ly->params.k);
+    for (int t = 0; rc == SBF_OK && t < ly->n_targets; ++t) {
+        const double own = 2.0 * (double)(ly->targets[t].kmers + ly->targets[t].masked) / space;
+        fpr[t] = fpr[t] + own < 1 ? fpr[t] + own : 1;
+        /* a genome is no random sequence: its short repeats and skewed composition make its
+         * k-mers far more likely in reads like it than the uniform rate says; the rate measured
+         * on its reversed sequence at build time counts them */
+        if (ly->targets[t].chance > fpr[t])
+            fpr[t] = ly->targets[t].chance;
+    }
+    return rc;
+}
+
 int sbf_engine_scorer(const sbf_index_t *idx, const sbf_classify_opt_t *opt, sbf_scorer_t *scorer)
 {
     int rc = sbf_classify_opt_check(opt);
@@ -372,6 +458,10 @@ int sbf_engine_scorer(const sbf_index_t *idx, const sbf_classify_opt_t *opt, sbf
         return sbf_error(SBF_E_NOMEM, "out of memory");
     if ((rc = sbf_engine_chance(idx, fpr, fpr + R)) == SBF_OK)
         rc = sbf_scorer_init(scorer, opt, (unsigned)idx->params.k, R, fpr, fpr + R);
+    if (rc == SBF_OK && idx->layer && (rc = sbf_engine_layer_chance(idx, fpr, fpr + R)) == SBF_OK)
+        rc = sbf_scorer_add_layer(scorer, (unsigned)idx->layer->params.k, fpr, fpr + R);
+    if (rc != SBF_OK)
+        sbf_scorer_free(scorer);
     free(fpr);
     return rc;
 }

@@ -37,9 +37,11 @@ int sbf_engine_query(const sbf_index_t *idx, int slot, size_t n, const char *con
  * masked, long reads cut into segments. Buffers are reused from batch to batch. */
 typedef struct {
     sbf_lowcomp_batch_t mask;
-    sbf_units_t units;
-    uint32_t *ukmers, *uhits;   /* per unit, when reads were cut */
+    sbf_units_t units, units_long;   /* on the index; on its long-read layer */
+    uint32_t *ukmers, *uhits;   /* per unit, when reads were cut (or some queried on the layer) */
     size_t cap_ukmers, cap_uhits;
+    size_t *lens_main, *lens_long, *first, *end;   /* per read, when some are on the layer */
+    size_t cap_lens_main, cap_lens_long, cap_first, cap_end;
     sbf_segments_t seg;
 } sbf_engine_batch_t;
 
@@ -58,17 +60,27 @@ int sbf_engine_query_kmers(const sbf_index_t *idx, int target, const char *seq, 
 
 /* Query n reads (ASCII seqs, or packed) for classification with mask_lowcomp: per-read
  * kmers[n] and hits[n x targets] as sbf_query(), of the masked reads; *seg gets the segments
- * of the reads that were cut, or NULL when none was. slot as sbf_engine_query(), or
- * SBF_ENGINE_ANY. */
+ * of the reads that were cut, or NULL when none was. Reads with layer[i] set (layer may be
+ * NULL) are queried on idx's long-read layer when it has one, and *seg says which. slot as
+ * sbf_engine_query(), or SBF_ENGINE_ANY. */
 int sbf_engine_query_reads(const sbf_index_t *idx, int slot, size_t n, const char *const *seqs,
                            const uint8_t *const *packed, const size_t *lens, unsigned mask_lowcomp,
-                           sbf_engine_batch_t *eb, uint32_t *kmers, uint32_t *hits, int threads,
-                           const sbf_segments_t **seg);
+                           const uint8_t *layer, sbf_engine_batch_t *eb, uint32_t *kmers, uint32_t *hits,
+                           int threads, const sbf_segments_t **seg);
 void sbf_engine_batch_free(sbf_engine_batch_t *eb);
 
 /* Per target of idx: its predicted false-positive rate and clump chance (sbf_classify.h; the
  * clump pass runs once per index). SBF_OK or SBF_E_NOMEM. */
 int sbf_engine_chance(const sbf_index_t *idx, double *fpr, double *clump);
+
+/* The same for the long-read layer of idx (which must have one), its rates counting the chance
+ * that a k-mer is in the target's own sequence (2 x its k-mers / 4^k). */
+int sbf_engine_layer_chance(const sbf_index_t *idx, double *fpr, double *clump);
+
+/* Which reads go to the long-read layer: n reads, `per` (1 or 2) consecutive ones a fragment;
+ * layer[i] = 1 for every read of a fragment one of whose reads has SBF_LONG_READ_BASES or more
+ * (a fragment is scored with one rule). */
+void sbf_engine_route(size_t n, int per, const size_t *lens, uint8_t *layer);
 
 /* The scoring rule for idx's targets (their predicted false-positive rates); opt is checked.
  * SBF_OK, or SBF_E_PARAM / SBF_E_NOMEM. Free with sbf_scorer_free(). */

@@ -13,7 +13,8 @@ void usage_info(FILE *fp)
             "predicted false-positive rate (of a random k-mer) and panel: \"own\" for a filter of\n"
             "its own, \"N: c/W\" for c of the W columns of panel N, which targets of about the\n"
             "same size share (one query reads them together); then, for each target masked at\n"
-            "build time, its masks and the k-mers they left out. Checks every checksum.\n"
+            "build time, its masks and the k-mers they left out; then the long-read layer (the\n"
+            "targets with shorter k-mers, for reads of 1,000 bases or more). Checks every checksum.\n"
             "The text form is for people; use --json in scripts.\n"
             "\n"
             "Options:\n"
@@ -80,7 +81,32 @@ static void print_json(const char *path, const sbf_index_t *idx, const sbf_opt_t
         }
         printf("], \"masked_kmers\": %llu}", (unsigned long long)masked);
     }
-    printf("\n  ]\n}\n");
+    printf("\n  ],\n  \"long_read_layer\": ");
+    const sbf_index_t *ly = sbf_index_long_layer(idx);
+    if (!ly) {
+        printf("null\n}\n");
+        return;
+    }
+    sbf_opt_t lo;
+    sbf_index_params(ly, &lo);
+    printf("{\"k\": %d, \"m\": %d, \"s\": %d, \"hashes\": %d, \"shard_bits\": %d, \"bits_per_kmer\": %g, "
+           "\"min_read_bases\": %d, \"targets\": [",
+           lo.k, lo.m, lo.s, lo.hashes, lo.shard_bits, lo.bits_per_kmer, SBF_LONG_READ_BASES);
+    for (int t = 0; t < sbf_index_n_targets(ly); ++t) {
+        sbf_target_info_t ti;
+        uint64_t masked = 0;
+        double chance = 0;
+        if (sbf_index_target(ly, t, &ti) != SBF_OK || sbf_index_target_masks(ly, t, NULL, NULL, &masked) != SBF_OK ||
+            sbf_index_target_chance(ly, t, &chance) != SBF_OK)
+            continue;
+        printf("%s\n    {\"name\": ", t ? "," : "");
+        json_string(ti.name);
+        printf(", \"kmers\": %llu, \"masked_kmers\": %llu, \"bytes\": %llu, \"fill\": %.6f, \"predicted_fpr\": %.6g, "
+               "\"measured_chance\": %.6g}",
+               (unsigned long long)ti.kmers, (unsigned long long)masked, (unsigned long long)ti.bytes, ti.fill,
+               ti.predicted_fpr, chance);
+    }
+    printf("\n  ]}\n}\n");
 }
 
 /* Aligned table for people; --json is the stable format for programs. */
@@ -140,6 +166,29 @@ static void print_text(const char *path, const sbf_index_t *idx, const sbf_opt_t
         for (int i = 0; i < n_masks; ++i)
             printf("%s%s", i ? ", " : "", masks[i]);
         putchar('\n');
+    }
+    const sbf_index_t *ly = sbf_index_long_layer(idx);
+    if (!ly) {
+        printf("\nlong-read layer: none (fragments of every length are screened with the k-mers above)\n");
+        return;
+    }
+    sbf_opt_t lo;
+    sbf_index_params(ly, &lo);
+    printf("\nlong-read layer: k=%d m=%d s=%d H=%d, %d-bit shards, %g bits per k-mer, sequencing adapters and\n"
+           "low-complexity k-mers left out; screens fragments with a read of %d bases or more\n",
+           lo.k, lo.m, lo.s, lo.hashes, lo.shard_bits, lo.bits_per_kmer, SBF_LONG_READ_BASES);
+    printf("%-*s  %13s  %13s  %10s  %6s  %9s  %9s\n", wname, "target", "k-mers", "masked", "filter", "fill", "pred. FPR",
+           "chance");
+    for (int t = 0; t < n; ++t) {
+        sbf_target_info_t ti;
+        uint64_t masked = 0;
+        double chance = 0;
+        char size[32];
+        if (sbf_index_target(ly, t, &ti) != SBF_OK || sbf_index_target_masks(ly, t, NULL, NULL, &masked) != SBF_OK ||
+            sbf_index_target_chance(ly, t, &chance) != SBF_OK)
+            continue;
+        printf("%-*s  %13llu  %13llu  %10s  %6.4f  %9.2e  %9.2e\n", wname, ti.name, (unsigned long long)ti.kmers,
+               (unsigned long long)masked, cli_bytes(ti.bytes, size, sizeof size), ti.fill, ti.predicted_fpr, chance);
     }
 }
 

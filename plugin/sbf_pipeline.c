@@ -247,6 +247,7 @@ typedef struct pub_batch_s {
     float *score;
     size_t cap;
     sbf_engine_batch_t eb;    /* with classify: the masked, segmented reads the engine queries */
+    uint8_t *layer;           /* with classify: the reads queried on the long-read layer */
     const sbf_segments_t *seg;
     uint32_t *frag_hits;      /* scoring scratch: one fragment's hits per target */
     struct pub_batch_s *next; /* in the spare list */
@@ -268,9 +269,11 @@ static int pub_work(void *ctx, void *batch, int slot)
 {
     sbf_pipeline_t *sp = ctx;
     pub_batch_t *b = batch;
-    if (sp->opt.classify)
+    if (sp->opt.classify) {
+        sbf_engine_route(b->n, sp->opt.pairs ? 2 : 1, b->lens, b->layer);
         return sbf_engine_query_reads(sp->idx, slot, b->n, b->seqs, b->packed, b->lens, sp->opt.scoring.mask_lowcomp,
-                                      &b->eb, b->kmers, b->hits, sp->opt.threads, &b->seg);
+                                      b->layer, &b->eb, b->kmers, b->hits, sp->opt.threads, &b->seg);
+    }
     return sbf_engine_query(sp->idx, slot, b->n, b->seqs, b->packed, b->lens, b->kmers, b->hits, sp->opt.threads);
 }
 
@@ -283,6 +286,7 @@ static void pub_batch_free(pub_batch_t *b)
     free(b->category);
     free(b->score);
     free(b->frag_hits);
+    free(b->layer);
     sbf_engine_batch_free(&b->eb);
     free(b);
 }
@@ -393,7 +397,10 @@ static int pub_submit(sbf_pipeline_t *sp, size_t n, const char *const *seqs, con
         uint32_t *fh = f ? realloc(b->frag_hits, (R ? R : 1) * sizeof *fh) : NULL;
         if (fh)
             b->frag_hits = fh;
-        if (!h || (sp->opt.classify && !fh)) {
+        uint8_t *ly = fh ? realloc(b->layer, m) : NULL;
+        if (ly)
+            b->layer = ly;
+        if (!h || (sp->opt.classify && !ly)) {
             pub_recycle(sp, b);
             return sbf_error(SBF_E_NOMEM, "out of memory for a batch of %zu reads", n);
         }

@@ -269,6 +269,7 @@ static void describe_run(run_t *r)
     s->sum.inputs[1] = o->in[1];
     s->sum.names = (const char *const *)s->names;
     s->sum.rule = &o->score;
+    s->sum.layer_k = s->layer_k;
     s->sum.switches = s->switches.l ? s->switches.s : NULL;
 }
 

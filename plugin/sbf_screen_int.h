@@ -41,8 +41,11 @@ typedef struct {
     size_t *plens, *qsam;
     uint32_t *kmers, *hits;   /* per read */
     /* the engine's units: each read, or the segments of a long one (filters/sbf_segment.h);
-     * FASTA/FASTQ reads' units first, then SAM/BAM/CRAM reads' */
-    sbf_units_t units_text, units_sam;
+     * FASTA/FASTQ reads' units first, then SAM/BAM/CRAM reads'; [0] on the indexes, [1] on their
+     * long-read layers (the reads of long fragments; each set has the other set's reads empty) */
+    sbf_units_t units_text[2], units_sam[2];
+    size_t *lens_layer[2], *plens_layer[2];   /* per text (SAM) read: its length in that set */
+    uint8_t *layer;                           /* per read: 1 when queried on the long-read layers */
     uint32_t *ukmers, *uhits, *uhits3;   /* per unit; uhits3: one index's, with several indexes */
     size_t cap_ukmers, cap_uhits, cap_uhits3;
     size_t *seg_first, *seg_end;         /* per read: its units */
@@ -102,6 +105,7 @@ typedef struct {
     sbf_scorer_t scorer;      /* the rule, bound to every index's targets */
     kstring_t switches;       /* the test switches set in the environment, comma-separated */
     int k, max_targets;       /* the indexes' k; the most targets of one index */
+    int layered, layer_k;     /* every index has a long-read layer (of k layer_k): long fragments use them */
     uint8_t *passing;
     /* the first failure of any stage */
     pthread_mutex_t err_lock;

@@ -47,6 +47,23 @@ int screen_load_indexes(screen_t *s)
             s->max_targets = sbf_index_n_targets(s->idx[x]);
         s->k = first.k;
     }
+    /* the long-read layers serve when every index has one, all of one k: a fragment is scored
+     * with one rule over every target */
+    int with = 0, lk = 0, same = 1;
+    for (int x = 0; x < s->n_idx; ++x) {
+        const sbf_index_t *ly = sbf_index_long_layer(s->idx[x]);
+        if (!ly)
+            continue;
+        sbf_index_params(ly, &p);
+        same &= !with || p.k == lk;
+        lk = p.k;
+        ++with;
+    }
+    s->layered = with == s->n_idx && same;
+    s->layer_k = s->layered ? lk : 0;
+    if (with && !s->layered)
+        fprintf(stderr, "sbf %s: notice: %s: every read is screened with the k=%d seeds (long-read layers are used "
+                "only when every index has one, of one k)\n", o->cmd, o->index_paths[0], s->k);
     return 0;
 }
 
@@ -60,6 +77,10 @@ int screen_setup_scorer(screen_t *s)
         rc = sbf_engine_chance(s->idx[x], fpr + s->first_target[x], clump + s->first_target[x]);
     if (rc == SBF_OK)
         rc = sbf_scorer_init(&s->scorer, &s->o->score, (unsigned)s->k, s->R, fpr, clump);
+    for (int x = 0; rc == SBF_OK && s->layered && x < s->n_idx; ++x)
+        rc = sbf_engine_layer_chance(s->idx[x], fpr + s->first_target[x], clump + s->first_target[x]);
+    if (rc == SBF_OK && s->layered)
+        rc = sbf_scorer_add_layer(&s->scorer, (unsigned)s->layer_k, fpr, clump);
     free(fpr);
     return rc == SBF_OK ? 0 : sbf_error(rc, "out of memory setting up the scoring");
 }

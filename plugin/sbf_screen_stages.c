@@ -48,7 +48,11 @@ static int job_reserve(job_t *j, int R)
             grow((void **)&j->plens, cap * sizeof *j->plens) || grow((void **)&j->qsam, cap * sizeof *j->qsam) ||
             grow((void **)&j->kmers, cap * sizeof *j->kmers) || grow((void **)&j->hits, hits) ||
             grow((void **)&j->seg_first, cap * sizeof *j->seg_first) ||
-            grow((void **)&j->seg_end, cap * sizeof *j->seg_end) || grow((void **)&j->rlen, cap * sizeof *j->rlen))
+            grow((void **)&j->seg_end, cap * sizeof *j->seg_end) || grow((void **)&j->rlen, cap * sizeof *j->rlen) ||
+            grow((void **)&j->layer, cap) || grow((void **)&j->lens_layer[0], cap * sizeof **j->lens_layer) ||
+            grow((void **)&j->lens_layer[1], cap * sizeof **j->lens_layer) ||
+            grow((void **)&j->plens_layer[0], cap * sizeof **j->plens_layer) ||
+            grow((void **)&j->plens_layer[1], cap * sizeof **j->plens_layer))
             return -1;
         j->cap_reads = cap;
     }
@@ -73,8 +77,13 @@ void screen_job_free(job_t *j)
     free(j->qsam);
     free(j->kmers);
     free(j->hits);
-    sbf_units_free(&j->units_text);
-    sbf_units_free(&j->units_sam);
+    for (int l = 0; l < 2; ++l) {
+        sbf_units_free(&j->units_text[l]);
+        sbf_units_free(&j->units_sam[l]);
+        free(j->lens_layer[l]);
+        free(j->plens_layer[l]);
+    }
+    free(j->layer);
     free(j->ukmers);
     free(j->uhits);
     free(j->uhits3);
@@ -138,20 +147,19 @@ static int category_slot(const screen_t *s, int cat)
     return cat >= 0 ? cat : cat == SBF_CAT_MULTI ? s->R : s->R + 1;
 }
 
-/* Query one index for the batch on engine slot `slot`: j->kmers and hits (stride R) in read
- * order. */
-/* Query every unit of the batch on one index (text units, then SAM units): j->ukmers, and Rx
- * hits per unit into uhits. */
-static int query_units(const screen_t *s, const sbf_index_t *idx, int slot, job_t *j, uint32_t *uhits, int Rx)
+/* Query the units of set l (text units, then SAM units) on one index (or its layer): kmers and
+ * Rx hits per unit. */
+static int query_units(const screen_t *s, const sbf_index_t *idx, int slot, const job_t *j, int l, uint32_t *kmers,
+                       uint32_t *uhits, int Rx)
 {
-    const sbf_units_t *ut = &j->units_text, *us = &j->units_sam;
+    const sbf_units_t *ut = &j->units_text[l], *us = &j->units_sam[l];
     const size_t T = ut->n_units, S = us->n_units;
     const int threads = s->o->threads;
     int rc = SBF_OK;
     if (T)
-        rc = sbf_engine_query(idx, slot, T, ut->seqs, NULL, ut->lens, j->ukmers, uhits, threads);
+        rc = sbf_engine_query(idx, slot, T, ut->seqs, NULL, ut->lens, kmers, uhits, threads);
     if (rc == SBF_OK && S)
-        rc = sbf_engine_query(idx, slot, S, NULL, us->packed, us->lens, j->ukmers + T, uhits + T * (size_t)Rx, threads);
+        rc = sbf_engine_query(idx, slot, S, NULL, us->packed, us->lens, kmers + T, uhits + T * (size_t)Rx, threads);
     return rc;
 }
 
@@ -164,6 +172,7 @@ static int job_counts_reset(const screen_t *s, job_t *j)
     if (!j->passing && !(j->passing = calloc(R + 1, 1)))
         return -1;
     j->part.frags = j->part.reads_in = j->part.bases_in = j->part.extras = j->part.no_kmer = j->part.chimeric = 0;
+    j->part.long_frags = 0;
     j->part.masked_reads = j->part.masked_bases = 0;
     memset(j->part.cat, 0, (R + 2) * sizeof *j->part.cat);
     memset(j->part.hits, 0, (R + 1) * sizeof *j->part.hits);
@@ -186,6 +195,7 @@ static void merge_counts(screen_t *s, const job_t *j)
     sum->extras += p->extras;
     sum->no_kmer += p->no_kmer;
     sum->chimeric += p->chimeric;
+    sum->long_frags += p->long_frags;
     sum->masked_reads += p->masked_reads;
     sum->masked_bases += p->masked_bases;
     for (size_t c = 0; c < R + 2; ++c)
@@ -274,41 +284,85 @@ static int query_job(screen_t *s, job_t *j, int slot)
         return rc;
     j->part.masked_reads = j->mask_text.masked_reads + j->mask_sam.masked_reads;
     j->part.masked_bases = j->mask_text.masked_bases + j->mask_sam.masked_bases;
+    /* the reads of fragments with a read of SBF_LONG_READ_BASES or more go to the long-read
+     * layers (one rule per fragment) */
+    const sbf_batch_t *b = &j->batch;
+    size_t n_long = 0;
+    if (s->layered) {
+        memset(j->layer, 0, b->n_reads);
+        for (size_t f = 0; f < b->n_frags; ++f) {
+            const sbf_frag_t *fr = &b->frags[f];
+            int any = 0;
+            for (uint32_t m = 0; m < fr->n; ++m)
+                any |= j->rlen[fr->read[m]] >= SBF_LONG_READ_BASES;
+            for (uint32_t m = 0; any && m < fr->n; ++m)
+                j->layer[fr->read[m]] = 1;
+            n_long += any;
+        }
+    }
+    j->part.long_frags = n_long;
+    const int L = n_long ? 2 : 1;
     /* long reads as segments, so the scoring sees where each target's hits lie */
-    const unsigned k = (unsigned)s->k;
-    if ((rc = sbf_units_make(&j->units_text, j->n_text, j->qseqs, NULL, j->lens, k)) != SBF_OK ||
-        (rc = sbf_units_make(&j->units_sam, j->n_sam, NULL, j->qpacked, j->plens, k)) != SBF_OK)
-        return rc;
-    const size_t T = j->units_text.n_units, U = T + j->units_sam.n_units;
-    const size_t Um = U ? U : 1;
+    size_t off[2] = {0, 0}, T[2] = {0, 0}, total = 0, most = 0;
+    for (int l = 0; l < L; ++l) {
+        const size_t *lt = j->lens, *ls = j->plens;
+        if (L == 2) {   /* this set's reads keep their lengths, the other set's are empty */
+            for (size_t q = 0; q < j->n_text; ++q)
+                j->lens_layer[l][q] = j->layer[j->qtext[q]] == l ? j->lens[q] : 0;
+            for (size_t q = 0; q < j->n_sam; ++q)
+                j->plens_layer[l][q] = j->layer[j->qsam[q]] == l ? j->plens[q] : 0;
+            lt = j->lens_layer[l];
+            ls = j->plens_layer[l];
+        }
+        const unsigned k = (unsigned)(l ? s->layer_k : s->k);
+        if ((rc = sbf_units_make(&j->units_text[l], j->n_text, j->qseqs, NULL, lt, k)) != SBF_OK ||
+            (rc = sbf_units_make(&j->units_sam[l], j->n_sam, NULL, j->qpacked, ls, k)) != SBF_OK)
+            return rc;
+        T[l] = j->units_text[l].n_units;
+        const size_t U = T[l] + j->units_sam[l].n_units;
+        off[l] = total;
+        total += U;
+        most = U > most ? U : most;
+    }
+    const size_t Um = total ? total : 1;
     if ((rc = sbf_reserve(&j->ukmers, &j->cap_ukmers, Um, sizeof *j->ukmers)) != SBF_OK ||
         (rc = sbf_reserve(&j->uhits, &j->cap_uhits, Um * (size_t)(R ? R : 1), sizeof *j->uhits)) != SBF_OK ||
         (s->n_idx > 1 &&
-         (rc = sbf_reserve(&j->uhits3, &j->cap_uhits3, Um * (size_t)s->max_targets, sizeof *j->uhits3)) != SBF_OK))
+         (rc = sbf_reserve(&j->uhits3, &j->cap_uhits3, (most ? most : 1) * (size_t)s->max_targets, sizeof *j->uhits3)) !=
+             SBF_OK))
         return rc;
-    if (s->n_idx == 1) {
-        if ((rc = query_units(s, s->idx[0], slot, j, j->uhits, R)) != SBF_OK)
-            return rc;
-    } else {   /* several index files: each one's hits side by side, in the order given */
+    for (int l = 0; l < L; ++l) {
+        uint32_t *uk = j->ukmers + off[l], *uh = j->uhits + off[l] * (size_t)R;
+        const size_t U = (l + 1 < L ? off[l + 1] : total) - off[l];
+        if (s->n_idx == 1) {
+            const sbf_index_t *ix = l ? sbf_index_long_layer(s->idx[0]) : s->idx[0];
+            if ((rc = query_units(s, ix, slot, j, l, uk, uh, R)) != SBF_OK)
+                return rc;
+            continue;
+        }
+        /* several index files: each one's hits side by side, in the order given */
         for (int x = 0; x < s->n_idx; ++x) {
-            int Rx = sbf_index_n_targets(s->idx[x]);
-            if ((rc = query_units(s, s->idx[x], slot, j, j->uhits3, Rx)) != SBF_OK)
+            const sbf_index_t *ix = l ? sbf_index_long_layer(s->idx[x]) : s->idx[x];
+            const int Rx = sbf_index_n_targets(ix);
+            if ((rc = query_units(s, ix, slot, j, l, uk, j->uhits3, Rx)) != SBF_OK)
                 return rc;
             for (size_t q = 0; q < U; ++q)
-                memcpy(j->uhits + q * (size_t)R + (size_t)s->first_target[x], j->uhits3 + q * (size_t)Rx,
+                memcpy(uh + q * (size_t)R + (size_t)s->first_target[x], j->uhits3 + q * (size_t)Rx,
                        (size_t)Rx * sizeof *j->uhits);
         }
     }
-    /* each read's units, and its totals */
+    /* each read's units (in its set), and its totals */
     for (size_t q = 0; q < j->n_text; ++q) {
-        j->seg_first[j->qtext[q]] = j->units_text.start[q];
-        j->seg_end[j->qtext[q]] = j->units_text.start[q + 1];
+        const int l = L == 2 ? j->layer[j->qtext[q]] : 0;
+        j->seg_first[j->qtext[q]] = off[l] + j->units_text[l].start[q];
+        j->seg_end[j->qtext[q]] = off[l] + j->units_text[l].start[q + 1];
     }
     for (size_t q = 0; q < j->n_sam; ++q) {
-        j->seg_first[j->qsam[q]] = T + j->units_sam.start[q];
-        j->seg_end[j->qsam[q]] = T + j->units_sam.start[q + 1];
+        const int l = L == 2 ? j->layer[j->qsam[q]] : 0;
+        j->seg_first[j->qsam[q]] = off[l] + T[l] + j->units_sam[l].start[q];
+        j->seg_end[j->qsam[q]] = off[l] + T[l] + j->units_sam[l].start[q + 1];
     }
-    j->seg = (sbf_segments_t){j->seg_first, j->seg_end, j->ukmers, j->uhits};
+    j->seg = (sbf_segments_t){j->seg_first, j->seg_end, j->ukmers, j->uhits, n_long ? j->layer : NULL};
     j->segp = &j->seg;
     sbf_segments_gather(&j->seg, j->batch.n_reads, R, j->kmers, j->hits);
     return SBF_OK;

@@ -28,6 +28,8 @@ typedef struct {
     uint64_t chimeric;            /* multi fragments whose parts belong to different targets
                                    * (chimeras, reads across an insertion; counted in multi too) */
     uint64_t masked_reads, masked_bases;   /* reads with low-complexity stretches masked, and their bases */
+    int layer_k;                  /* k of the indexes' long-read layers, 0 when they have none */
+    uint64_t long_frags;          /* fragments screened with the long-read layers */
     uint64_t *cat;                /* n_targets + 2: fragments per category */
     uint64_t *hits, *shared;      /* per target: fragments passing it; of those, also passing another */
     uint64_t *score_hist;         /* per target, SUMMARY_BINS bins of the calibrated score S_t

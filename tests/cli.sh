@@ -142,10 +142,12 @@ grep -Eq '^engine +(CPU \(no usable CUDA device\)|GPU 0: .+)$' out && ok "info n
 run "info --json" 0 "$SBF" info --json idx.sbf && { grep -v '"gpu": ' out > out.nogpu; same "info --json" out.nogpu "$expected/info.json"; }
 check_error "info without index" 1 "sbf info: no index given" "$SBF" info
 check_error "info of a FASTA file" 1 "sbf info: phage_a.fa: not an sbf index (bad magic)" "$SBF" info phage_a.fa
-check_error "info of a truncated index" 1 "sbf info: cut.sbf: truncated index (4000 of 14720 bytes)" \
+check_error "info of a truncated index" 1 "sbf info: cut.sbf: truncated index (4000 of $(wc -c < idx.sbf) bytes)" \
   bash -c "head -c 4000 idx.sbf > cut.sbf; '$SBF' info cut.sbf"
 check_error "info of a corrupted index" 1 "sbf info: flip.sbf: corrupt filter of the panel of target 'phage_a' and 1 more (checksum mismatch)" \
   bash -c "cp idx.sbf flip.sbf; printf '\\377' | dd of=flip.sbf bs=1 seek=14000 conv=notrunc status=none; '$SBF' info flip.sbf"
+check_error "info of an index whose long-read layer is corrupted" 1 "sbf info: flip2.sbf (long-read layer): corrupt filter of the panel of target 'phage_a' and 1 more (checksum mismatch)" \
+  bash -c "cp idx.sbf flip2.sbf; printf '\\377' | dd of=flip2.sbf bs=1 seek=\$((\$(wc -c < idx.sbf) - 200)) conv=notrunc status=none; '$SBF' info flip2.sbf"
 check_error "info to a full disk" 1 "sbf info: error writing to standard output: No space left on device" \
   bash -c "'$SBF' info idx.sbf > /dev/full"
 

@@ -384,7 +384,8 @@ mutate() {
 }
 mutate 0.015 5 < rnd.seq > rel.seq
 (echo '>rel_genome'; fold -w 80 rel.seq) > rel.fa
-"$SBF" build -@ 2 -o rel.sbf rnd=rnd.fa rel=rel.fa ecoli="$data/ecoli_slice.fa.gz" 2> build.err ||
+# first with the 31-mers alone (no long-read layer), then the default index (section 8)
+"$SBF" build -@ 2 --long-layer none -o rel.sbf rnd=rnd.fa rel=rel.fa ecoli="$data/ecoli_slice.fa.gz" 2> build.err ||
   { echo "Bail out! sbf build of the relatives failed: $(cat build.err)"; exit 1; }
 { for i in 0 1 2 3 4 5 6 7 8 9; do echo "rnd_$i rnd:$((i * 90000)):20000"; echo "rel_$i rel:$((i * 90000 + 7)):20000"; done
   for i in 0 1 2 3 4; do echo "multi_join_$i rnd:$((i * 150000)):10000 ecoli:$((i * 5000)):10000"; done; } > rel.spec
@@ -399,5 +400,29 @@ category_fq rel_out.fq > got
 same_lines "... a read of one organism is its own, a read joining two is multi" got want
 check "... the JSON counts the 5 joined reads as chimeric, and only them" \
   grep -q '"name": "multi", "reads": 5, "fraction": [0-9.e-]*, "chimeric": 5}' rel.json
+check "... an index without a long-read layer says so" grep -q '"long_read_layer": null,' rel.json
+
+# ---- 8. the long-read layer -----------------------------------------------------------------------------
+# The default index holds every target again with 21-mers: the same noisy reads keep about 7% of
+# their 21-mers (0.88^21) against 2% of their 31-mers, and are screened with them; 100 bp reads
+# in the same file stay on the 31-mers, with the answers an index without the layer gives.
+"$SBF" build -@ 2 -o rel21.sbf rnd=rnd.fa rel=rel.fa ecoli="$data/ecoli_slice.fa.gz" 2> build.err ||
+  { echo "Bail out! sbf build of the layered index failed: $(cat build.err)"; exit 1; }
+{ cat rel.fq; mkreads < rel.spec | awk 'NR % 4 == 1 { n = substr($1, 2) }
+    NR % 4 == 2 { q = sprintf("%100s", ""); gsub(/ /, "I", q); printf "@short_%s\n%s\n+\n%s\n", n, substr($0, 5001, 100), q }'; } > mixed21.fq
+"$SBF" classify -x rel21.sbf "${C[@]}" --hits --json rel21.json -o rel21_out.fq mixed21.fq 2> rel21.err
+check "long-read layer: exit 0" test $? -eq 0
+check "... 12% substitutions: the reads keep 3-12% of their 21-mers (19980 per read)" \
+  awk 'NR % 4 == 1 && $1 ~ /^@rnd_/ { split($NF, h, ","); f = h[2] / 19980; if (f < 0.03 || f > 0.12) bad = 1; ++n } END { exit bad || n != 10 }' rel21_out.fq
+awk 'NR % 4 == 1 && $1 !~ /^@short_/' rel21_out.fq | sed 's/\tsh:B.*//; s/\tss:f:[^\t]*//' > got21
+awk 'NR % 4 == 1' rel_out.fq | sed 's/\tsh:B.*//; s/\tss:f:[^\t]*//' > want21
+same_lines "... the same categories as with the 31-mers alone" got21 want21
+check "... the JSON: 25 reads screened with the k=21 layer, the 5 joined reads chimeric (100 bp reads the relatives share are multi, not chimeric)" \
+  sh -c "grep -q '\"long_read_layer\": {\"k\": 21, \"min_read_bases\": 1000, \"reads\": 25},' rel21.json &&
+         grep -q '\"name\": \"multi\", \"reads\": [0-9]*, \"fraction\": [0-9.e-]*, \"chimeric\": 5}' rel21.json"
+check "... stderr says how many reads the layer screened" grep -q '^  long reads: 25 reads of 1000+ bases screened with the k=21 layer$' rel21.err
+"$SBF" classify -x rel.sbf "${C[@]}" --hits -o short31.fq <(grep -A3 '^@short_' mixed21.fq | grep -v '^--$') 2> /dev/null
+check "... the 100 bp reads: the answers (hits) of the index without the layer" \
+  cmp -s short31.fq <(grep -A3 '^@short_' rel21_out.fq | grep -v '^--$')
 
 tap_end

@@ -3,9 +3,11 @@
 # (tests/reference_filter.c, written from doc/format.md and the comments of filters/sbf_kmer.h,
 # sharing no code with sbf): indexes of real genomes built by `sbf build` at the defaults and at
 # other parameter sets must hold, byte for byte, the filter arrays the reference computes, with
-# the header and metadata the format describes (version 3: each target's filter lies in columns
+# the header and metadata the format describes (version 4: each target's filter lies in columns
 # of a panel; the panels must be those the rule of doc/format.md "Panels" forms, and every panel's
-# whole array, unused columns zero, must equal the reference's); and every k-mer of a real genome
+# whole array, unused columns zero, must equal the reference's); the long-read layer the same
+# way (k 21, 8 bits per k-mer, the adapters listed in filters/sbf_adapters.c left out, counted
+# in each target's masked k-mers); and every k-mer of a real genome
 # (both strands) must test present, through the panel layout, in the index `sbf build` made of it
 # (no false negatives).
 # TAP-like output as tests/cli.sh; run by `make check` or by hand: tests/reference.sh
@@ -48,6 +50,12 @@ awk 'NR > 1 { s = s $0 } END {
   print ">w" > "wee.fa"; print substr(s, 3001, 40) > "wee.fa"
 }' lambda.fa
 slices=(human=human_slice.fa ecoli=ecoli_slice.fa saureus=saureus_slice.fa lambda=lambda.fa)
+# the adapters every target's long-read layer leaves out, as filters/sbf_adapters.c lists them
+sed -n 's/^ *{"\([a-z0-9_]*\)", "\([ACGT]*\)"},.*/>\1\n\2/p' "$srcdir/../filters/sbf_adapters.c" > adapters.fa
+if [ "$(grep -c '^>' adapters.fa)" -lt 15 ]; then echo "Bail out! cannot read the adapters of filters/sbf_adapters.c"; exit 1; fi
+# lambda with an adapter inside: the layer leaves its k-mers out
+awk 'NR > 1 { s = s $0 } END { print ">lambda_with_adapter"; print substr(s, 1, 5000) "GGTTGTTTCTGTTGGTGCTGATATTGCTAGATCGGAAGAGCACACGTCTGAACTCCAGTCA" substr(s, 5001, 5000) }' \
+  lambda.fa > adapted.fa
 
 # compare LABEL "BUILD OPTIONS" K M S H SHARD_BITS BITS_PER_KMER NAME=FASTA...: sbf build, then
 # the reference: one case per filter ("N bytes compared, D differ"), one for the header, the
@@ -62,23 +70,40 @@ compare() {
     return
   fi
   # shellcheck disable=SC2086
-  "$ref" build "$label.sbf" $params "$@" > "$label.out" 2>&1
+  reference "$label" build "$label.sbf" $params "$@"
+}
+
+# compare_layer LABEL H SHARD_BITS NAME=FASTA...: the long-read layer of LABEL.sbf (built by
+# compare) against the reference: k 21, m = s = 15, 8 bits per k-mer, the adapters of
+# filters/sbf_adapters.c left out of every target
+compare_layer() {
+  local label=$1
+  shift
+  reference "$label, long-read layer" layer "$label.sbf" adapters.fa "$@"
+}
+
+# reference LABEL ARGS...: run the reference, one case per filter and panel, one for the rest
+reference() {
+  local label=$1 out=$1.out
+  out=${out//[ ,]/_}
+  shift
+  "$ref" "$@" > "$out" 2>&1
   local rc=$? line name
   while IFS= read -r line; do
     case $line in
       "ok filter "* | "ok panel "*) ok "$label: ${line#ok }" ;;
       "FAIL panel "*)
         name=${line#FAIL panel }
-        not_ok "$label: ${line#FAIL }" "$(grep -F "# panel ${name%%:*}: first difference" "$label.out" | cut -c 3-)" ;;
+        not_ok "$label: ${line#FAIL }" "$(grep -F "# panel ${name%%:*}: first difference" "$out" | cut -c 3-)" ;;
       "FAIL filter "*)
         name=${line#FAIL filter }
-        not_ok "$label: ${line#FAIL }" "$(grep -F "# target ${name%%:*}: first difference" "$label.out" | cut -c 3-)" ;;
+        not_ok "$label: ${line#FAIL }" "$(grep -F "# target ${name%%:*}: first difference" "$out" | cut -c 3-)" ;;
     esac
-  done < "$label.out"
+  done < "$out"
   local checks bad
-  checks=$(grep -c -e '^ok ' -e '^FAIL ' "$label.out")
-  mapfile -t bad < <(grep -v -e '^ok ' -e '^# ' -e '^FAIL filter ' -e '^FAIL panel ' "$label.out" | head -n 8)
-  if [ $rc -eq 0 ] && [ ${#bad[@]} -eq 0 ] && grep -q '^ok filter ' "$label.out"; then
+  checks=$(grep -c -e '^ok ' -e '^FAIL ' "$out")
+  mapfile -t bad < <(grep -v -e '^ok ' -e '^# ' -e '^FAIL filter ' -e '^FAIL panel ' "$out" | head -n 8)
+  if [ $rc -eq 0 ] && [ ${#bad[@]} -eq 0 ] && grep -q '^ok filter ' "$out"; then
     ok "$label: header, metadata and counts agree with the reference ($checks checks)"
   else
     not_ok "$label: header, metadata and counts agree with the reference" "exit status $rc" "${bad[@]}"
@@ -102,11 +127,13 @@ present() {
 
 # ---- byte-for-byte comparisons ------------------------------------------------------------------
 # the defaults (k 31, m = s = 25, H 2, 512-bit shards, 16 bits per k-mer), one thread
-compare defaults "" 31 25 25 2 512 16 "${slices[@]}" mixed=mixed.fa crlf=mixed_crlf.fa
+compare defaults "" 31 25 25 2 512 16 "${slices[@]}" mixed=mixed.fa crlf=mixed_crlf.fa adapted=adapted.fa
+compare_layer defaults 2 512 "${slices[@]}" mixed=mixed.fa crlf=mixed_crlf.fa adapted=adapted.fa
 # -k alone: m and s follow (k - 6); a target made of several files, not in a row; two threads
 compare k21 "-k 21 -@ 2" 21 15 15 2 512 16 mix=human_slice.fa lambda=lambda.fa mix=ecoli_slice.fa mix=mixed.fa saureus=saureus_slice.fa
 # m < s, H 3, 256-bit shards
 compare k31-256 "-k 31 -m 21 -s 24 -H 3 --shard-bits 256 -@ 2" 31 21 24 3 256 16 "${slices[@]}" mixed=mixed.fa
+compare_layer k31-256 3 256 "${slices[@]}" mixed=mixed.fa
 # the edges: k = m = s = 32 (a full 64-bit word), the largest H, a fractional bits per k-mer
 compare k32 "-k 32 -m 32 -s 32 -H 7 --bits-per-kmer 10.5" 32 32 32 7 512 10.5 human=human_slice.fa mixed=mixed.fa
 # tiny words: k 5, m 3, s 4, H 1, few shards (repeats collide)
@@ -115,6 +142,7 @@ compare k5 "-k 5 -m 3 -s 4 -H 1 --shard-bits 256 --bits-per-kmer 3" 5 3 4 1 256 
 # another, numbered first (panels go in the order of their first target, not of their forming),
 # the 40-base piece plain; both wide panels have unused columns
 compare panels "" 31 25 25 2 512 16 tiny=tiny.fa human=human_slice.fa wee=wee.fa ecoli=ecoli_slice.fa tiny2=tiny2.fa lambda=lambda.fa
+compare_layer panels 2 512 tiny=tiny.fa human=human_slice.fa wee=wee.fa ecoli=ecoli_slice.fa tiny2=tiny2.fa lambda=lambda.fa
 # --size: exact sizes (slack 0), equal targets in panels of a power of two: one of 2, one plain
 compare size "--size 8K" 31 25 25 2 512 0 human=human_slice.fa ecoli=ecoli_slice.fa saureus=saureus_slice.fa
 

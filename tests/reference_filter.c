@@ -143,6 +143,17 @@ static void insert_kmer(uint64_t *words, const params_t *p, uint64_t n_shards, c
             set_bit(words, p, shard, smer_bit(p, km + i, j));
 }
 
+/* Whether k-mer km tests present in a plain filter of n_shards (all its s-mers' bits set). */
+static int kmer_present(const uint64_t *words, const params_t *p, uint64_t n_shards, const char *km)
+{
+    uint64_t shard = ((uint64_t)kmer_key(p, km) * n_shards) >> 32;
+    for (int i = 0; i + p->s <= p->k; ++i)
+        for (int j = 0; j < p->h; ++j)
+            if (!get_bit(words, p, shard, smer_bit(p, km + i, j)))
+                return 0;
+    return 1;
+}
+
 /* A panel's layout, as the query sees it: n shards per column, width W. */
 typedef struct {
     const unsigned char *array;
@@ -338,6 +349,9 @@ typedef struct {
     uint64_t bases, kmers, shards;
     double fill, fpr, clump;
     uint32_t panel, col0, cols;
+    uint32_t n_masks;
+    uint64_t masked;
+    double chance;
 } target_t;
 
 typedef struct {
@@ -393,14 +407,29 @@ static double take_f64(cursor_t *c)
 
 /* Loads and checks the layout of an index; exp (may be NULL) holds the expected parameters.
  * Exits (status 1) after the checks when the layout cannot be read on safely. */
-static void load_index(index_t *ix, const char *path, const params_t *exp, double exp_bpk)
+static void load_index(index_t *ix, const char *path, const params_t *exp, double exp_bpk, int layer)
 {
     ix->buf = read_file(path, &ix->file_size);
-    const unsigned char *b = ix->buf;
     if (ix->file_size < 128) {
         check(0, "header: %s is %" PRIu64 " bytes, shorter than a header", path, ix->file_size);
         exit(1);
     }
+    /* the long-read layer: an image of the same layout at header offset 96, of the size at 104,
+     * ending the file; read on as if it were the file */
+    uint64_t layer_off = le(ix->buf + 96, 8), layer_size = le(ix->buf + 104, 8);
+    if (layer) {
+        int there = layer_off % 64 == 0 && layer_off >= 128 && layer_size >= 128 && layer_off + layer_size == ix->file_size;
+        check(there, "header: a long-read layer of %" PRIu64 " bytes at %" PRIu64 ", ending the file", layer_size,
+              layer_off);
+        if (!there)
+            exit(1);
+        memmove(ix->buf, ix->buf + layer_off, layer_size);
+        ix->file_size = layer_size;
+        layer_off = le(ix->buf + 96, 8);
+        layer_size = le(ix->buf + 104, 8);
+        check(layer_off == 0 && layer_size == 0, "header: the layer records no layer of its own");
+    }
+    const unsigned char *b = ix->buf;
     check(memcmp(b, "\x89SBF\r\n\x1a\n", 8) == 0, "header: magic");
     check(le(b + 8, 4) == 4, "header: format version %" PRIu64 " (4)", le(b + 8, 4));
     check(le(b + 12, 4) == 0x01020304, "header: byte-order mark 0x%08" PRIx64, le(b + 12, 4));
@@ -432,11 +461,17 @@ static void load_index(index_t *ix, const char *path, const params_t *exp, doubl
     check(ix->n_panels >= 1 && ix->n_panels <= ix->n_targets, "header: %u panels (1 .. %u targets)", ix->n_panels,
           ix->n_targets);
     int zero = 1;
-    for (int i = 96; i < 120; ++i)
+    for (int i = 112; i < 120; ++i)
         zero = zero && b[i] == 0;
-    check(zero, "header: reserved bytes 96..119 are zero");
+    check(zero, "header: reserved bytes 112..119 are zero");
+    check((layer_off == 0) == (layer_size == 0) &&
+              (layer_off == 0 || (layer_off % 64 == 0 && layer_off + layer_size == ix->file_size)),
+          "header: layer at %" PRIu64 ", %" PRIu64 " bytes: none, or 64-aligned and ending the file", layer_off,
+          layer_size);
+    const uint64_t arrays_end = layer_off ? layer_off : ix->file_size;
     check(le(b + 120, 8) == xxh64(b, 120), "header: checksum %016" PRIx64, le(b + 120, 8));
     check(total == ix->file_size, "header: file size %" PRIu64 " (file: %" PRIu64 ")", total, ix->file_size);
+    ix->file_size = arrays_end;   /* the filters end where the layer starts */
     check(meta_off == 128, "header: metadata offset %" PRIu64 " (128)", meta_off);
     if (!params_ok || meta_off != 128 || meta_size > ix->file_size - 128 || ix->n_targets < 1 || ix->n_panels < 1 ||
         ix->n_panels > ix->n_targets) {
@@ -496,6 +531,9 @@ static void load_index(index_t *ix, const char *path, const params_t *exp, doubl
         }
         uint64_t masked = take(&c, 8);
         check(n_masks > 0 || masked == 0, "metadata: target %s: %" PRIu64 " k-mers masked by no mask", t->name, masked);
+        t->n_masks = n_masks;
+        t->masked = masked;
+        t->chance = take_f64(&c);
     }
     int fatal = 0;
     uint64_t next = data_off;
@@ -725,27 +763,87 @@ static uint64_t panel_bit(unsigned shard_bits, uint64_t w, uint64_t col0, uint64
     return ((v / cols) * shard_bits + b) * w + col0 + v % cols;
 }
 
+static char *revcomp(const char *s, uint64_t len);
+static int by_string(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The canonical k-mers of a FASTA, sorted: the k-mers a layer leaves out (its adapters). */
+static char **exclusion_set(const char *path, int k, uint64_t *n_out)
+{
+    char **recs = read_fasta(path), **set = NULL;
+    uint64_t n = 0, cap = 0;
+    for (char **r = recs; *r; ++r) {
+        uint64_t len = strlen(*r);
+        for (uint64_t i = 0; i + (uint64_t)k <= len; ++i) {
+            if (!all_valid(*r + i, k))
+                continue;
+            char *rc = revcomp(*r + i, (uint64_t)k), *km = malloc((size_t)k + 1);
+            memcpy(km, strncmp(*r + i, rc, (size_t)k) <= 0 ? *r + i : rc, (size_t)k);
+            km[k] = 0;
+            free(rc);
+            if (n == cap)
+                set = realloc(set, (cap = cap ? 2 * cap : 256) * sizeof *set);
+            set[n++] = km;
+        }
+        free(*r);
+    }
+    free(recs);
+    qsort(set, n, sizeof *set, by_string);
+    *n_out = n;
+    return set;
+}
+
+/* DUST's low-complexity score of a k-mer: over its k-2 trinucleotides, the pairs of equal ones. */
+static unsigned dust(const char *km, int k)
+{
+    unsigned score = 0;
+    for (int i = 0; i + 3 <= k; ++i)
+        for (int j = 0; j < i; ++j)
+            score += base_code(km[i]) == base_code(km[j]) && base_code(km[i + 1]) == base_code(km[j + 1]) &&
+                     base_code(km[i + 2]) == base_code(km[j + 2]);
+    return score;
+}
+
+static int excluded(char **set, uint64_t n, const char *km, int k)
+{
+    char key[33], *rc = revcomp(km, (uint64_t)k), *pk = key;
+    memcpy(key, strncmp(km, rc, (size_t)k) <= 0 ? km : rc, (size_t)k);
+    key[k] = 0;
+    free(rc);
+    return n && bsearch(&pk, set, n, sizeof *set, by_string) != NULL;
+}
+
 static int cmd_build(int argc, char **argv)
 {
-    if (argc < 10)
+    /* "layer IDX.sbf EXCLUDE.fa H SHARD_BITS NAME=FASTA...": the long-read layer, k = 21,
+     * m = s = 15, 8 bits per k-mer, the k-mers of EXCLUDE.fa left out */
+    const int layer = strcmp(argv[1], "layer") == 0;
+    if (argc < (layer ? 7 : 10))
         return 2;
     params_t exp = { atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), atoi(argv[6]), (unsigned)atoi(argv[7]), 0 };
     double exp_bpk = atof(argv[8]);
+    char **excl = NULL;
+    uint64_t n_excl = 0;
+    if (layer) {
+        exp = (params_t){ 21, 15, 15, atoi(argv[4]), (unsigned)atoi(argv[5]), 0 };
+        exp_bpk = 8;
+        excl = exclusion_set(argv[3], 21, &n_excl);
+    }
+    const int first_name = layer ? 6 : 9;   /* the NAME=FASTA arguments */
     index_t ix;
-    load_index(&ix, argv[2], &exp, exp_bpk);
+    load_index(&ix, argv[2], &exp, exp_bpk, layer);
     const params_t *p = &ix.p;
     const unsigned sb = p->shard_bits;
 
     /* targets: distinct NAMEs, in order of first appearance */
-    int n_args = argc - 9;
+    int n_args = argc - first_name;
     char **arg_name = calloc((size_t)n_args, sizeof *arg_name), **arg_file = calloc((size_t)n_args, sizeof *arg_file);
     int *arg_target = calloc((size_t)n_args, sizeof *arg_target), n_targets = 0;
     for (int a = 0; a < n_args; ++a) {
-        char *eq = strchr(argv[9 + a], '=');
+        char *eq = strchr(argv[first_name + a], '=');
         if (!eq)
             return 2;
         *eq = 0;
-        arg_name[a] = argv[9 + a];
+        arg_name[a] = argv[first_name + a];
         arg_file[a] = eq + 1;
         arg_target[a] = n_targets;
         for (int b = 0; b < a; ++b)
@@ -765,8 +863,12 @@ static int cmd_build(int argc, char **argv)
         return 1;
     }
 
-    /* every target's plain filter, of the N = n x columns shards the file records */
+    /* every target's plain filter, of the N = n x columns shards the file records; valid: its
+     * k-mer positions (the budget), kmers: those inserted (not excluded) */
     uint64_t **words = calloc((size_t)n_targets, sizeof *words), *kmers = calloc((size_t)n_targets, sizeof *kmers);
+    uint64_t *valid = calloc((size_t)n_targets, sizeof *valid);
+    char **joined = calloc((size_t)n_targets, sizeof *joined);   /* layer: the target's records, '\n' between */
+    uint64_t *joined_len = calloc((size_t)n_targets, sizeof *joined_len);
     for (int t = 0; t < n_targets; ++t) {
         target_t *tt = &ix.t[t];
         const char *name = NULL;
@@ -780,8 +882,19 @@ static int cmd_build(int argc, char **argv)
             for (char **r = recs; *r; ++r) {
                 uint64_t len = strlen(*r);
                 bases += len;
+                if (layer) {   /* as sbf holds it: one non-base between records once it holds any */
+                    joined[t] = realloc(joined[t], joined_len[t] + len + 2);
+                    if (joined_len[t])
+                        joined[t][joined_len[t]++] = '\n';
+                    memcpy(joined[t] + joined_len[t], *r, len);
+                    joined_len[t] += len;
+                }
                 for (uint64_t i = 0; i + (uint64_t)p->k <= len; ++i)
                     if (all_valid(*r + i, p->k)) {
+                        ++valid[t];
+                        /* the layer: the adapters, and k-mers of a DUST score of 20 or more */
+                        if (excluded(excl, n_excl, *r + i, p->k) || (layer && dust(*r + i, p->k) >= 20))
+                            continue;
                         insert_kmer(words[t], p, n_shards, *r + i);
                         ++kmers[t];
                     }
@@ -793,6 +906,30 @@ static int cmd_build(int argc, char **argv)
         check(tt->bases == bases, "target %s: %" PRIu64 " bases read (reference: %" PRIu64 ")", name, tt->bases, bases);
         check(tt->kmers == kmers[t], "target %s: %" PRIu64 " k-mer positions inserted (reference: %" PRIu64 ")", name,
               tt->kmers, kmers[t]);
+        check(tt->masked == valid[t] - kmers[t] && (tt->n_masks > 0) == (excl != NULL),
+              "target %s: %" PRIu64 " k-mer positions left out by %u masks (reference: %" PRIu64 ")", name, tt->masked,
+              tt->n_masks, valid[t] - kmers[t]);
+        /* the layer's measured chance: windows of 10,000 bases every max(10,000, len / 200), each
+         * reversed (not complemented), the share of their valid k-mers the filter holds */
+        double chance = 0;
+        if (layer && joined_len[t] >= (uint64_t)p->k) {
+            uint64_t L = joined_len[t], step = L / 200 < 10000 ? 10000 : L / 200, nk = 0, in = 0;
+            char *w = malloc(10001);
+            for (uint64_t at = 0; at < L; at += step) {
+                uint64_t n = L - at < 10000 ? L - at : 10000;
+                for (uint64_t i = 0; i < n; ++i)
+                    w[i] = joined[t][at + n - 1 - i];
+                for (uint64_t i = 0; i + (uint64_t)p->k <= n; ++i)
+                    if (all_valid(w + i, p->k)) {
+                        ++nk;
+                        in += (uint64_t)kmer_present(words[t], p, n_shards, w + i);
+                    }
+            }
+            chance = nk ? (double)in / (double)nk : 0;
+            free(w);
+        }
+        check(tt->chance == chance, "target %s: measured chance %.9g (reference %.9g)", name, tt->chance, chance);
+        free(joined[t]);
     }
 
     /* the panels: budgets, then the rule, then the file's panels against the rule's */
@@ -800,11 +937,11 @@ static int cmd_build(int argc, char **argv)
     double slack = ix.bits_per_kmer > 0 ? 0.25 : 0; /* --bits-per-kmer sizing, or --size (exact sizes) */
     for (int t = 0; t < n_targets; ++t) {
         if (ix.bits_per_kmer > 0) {
-            double d = ceil((double)kmers[t] * ix.bits_per_kmer / sb);
+            double d = ceil((double)valid[t] * ix.bits_per_kmer / sb);
             budget[t] = d < 1 ? 1 : (uint64_t)d;
             check(ix.t[t].shards >= budget[t] && (double)ix.t[t].shards <= 1.25 * (double)budget[t],
                   "target %s: %" PRIu64 " shards, 1 to 1.25 times its budget ceil(%" PRIu64 " k-mers x %g bits / %u) = %"
-                  PRIu64, ix.t[t].name, ix.t[t].shards, kmers[t], ix.bits_per_kmer, sb, budget[t]);
+                  PRIu64, ix.t[t].name, ix.t[t].shards, valid[t], ix.bits_per_kmer, sb, budget[t]);
         } else {
             budget[t] = ix.t[t].shards; /* --size: every target its size in shards, exactly */
         }
@@ -919,6 +1056,12 @@ static int cmd_build(int argc, char **argv)
         free(words[t]);
     free(words);
     free(kmers);
+    free(valid);
+    free(joined);
+    free(joined_len);
+    for (uint64_t i = 0; i < n_excl; ++i)
+        free(excl[i]);
+    free(excl);
     free(budget);
     free(place);
     free(shape);
@@ -946,7 +1089,7 @@ static int cmd_present(int argc, char **argv)
     if (argc != 5)
         return 2;
     index_t ix;
-    load_index(&ix, argv[2], NULL, 0);
+    load_index(&ix, argv[2], NULL, 0, 0);
     /* Only the query decides here: a damaged filter must show as absent k-mers (the layout and
      * checksums are the build command's business, and were printed above). */
     failures = 0;
@@ -994,12 +1137,13 @@ int main(int argc, char **argv)
         return 2;
     }
     int rc = 2;
-    if (argc >= 2 && strcmp(argv[1], "build") == 0)
+    if (argc >= 2 && (strcmp(argv[1], "build") == 0 || strcmp(argv[1], "layer") == 0))
         rc = cmd_build(argc, argv);
     else if (argc >= 2 && strcmp(argv[1], "present") == 0)
         rc = cmd_present(argc, argv);
     if (rc == 2)
         fputs("usage: reference_filter build IDX.sbf K M S H SHARD_BITS BITS_PER_KMER NAME=FASTA...\n"
+              "       reference_filter layer IDX.sbf EXCLUDE.fa H SHARD_BITS NAME=FASTA...\n"
               "       reference_filter present IDX.sbf TARGET FASTA\n", stderr);
     return rc;
 }

@@ -247,6 +247,7 @@ static void test_masked_target(void **state)
     assert_int_equal(n_masked, 470 + 370 + 120 + 119);   /* two stretches, and the snp part on each side of the change */
 
     sbf_opt_t o = test_opt(k, 25, 25, 2, 16);
+    o.size_bytes = 16384;   /* a masked target is sized for its k-mers before masking: the same size here */
     sbf_builder_t *b;
     sbf_index_t *idx, *ref = build_from_seqs(&o, kept, n_kept);
     /* a mask of every target, one target: the bits of the kept k-mers */
@@ -408,6 +409,96 @@ static void test_concurrent_queries(void **state)
 
 /* sbf_classify: reads of a target are that target, random reads none, a read without k-mers
  * no k-mer; a pair's category comes from both mates' k-mers; bad options are refused. */
+/* A copy of seq with each base replaced by another with probability per_mille / 1000. */
+static char *noisy_copy(const char *seq, size_t len, unsigned per_mille)
+{
+    char *r = malloc(len + 1);
+    assert_non_null(r);
+    memcpy(r, seq, len);
+    r[len] = '\0';
+    for (size_t i = 0; i < len; ++i)
+        if (test_rand() % 1000 < per_mille)
+            r[i] = "ACGT"[(strchr("ACGT", r[i]) - "ACGT" + 1 + (int)(test_rand() % 3)) % 4];
+    return r;
+}
+
+/* The long-read layer through the API: built by default (k 21), none on request, refused for a k
+ * it cannot have; sbf_classify() screens reads of 1,000+ bases with it (noisy reads with about 1
+ * error-free 31-mer in 2,000 keep one 21-mer in 200: each assigned to its genome, with more hits
+ * than the index without the layer gives them, which assigns few), and its answers do not depend
+ * on threads. */
+static void test_long_layer_api(void **state)
+{
+    (void)state;
+    test_seed(59);
+    sbf_opt_t o = test_opt(31, 25, 25, 2, 16);
+    char *g[2] = {random_dna(120000), random_dna(120000)};
+    sbf_builder_t *b;
+    assert_int_equal(sbf_builder_init(&o, &b), SBF_OK);
+    assert_int_equal(sbf_builder_long_layer(b, 31), SBF_E_PARAM);
+    if (!strstr(sbf_last_error(), "must be 7 to 30"))
+        fail_msg("message: %s", sbf_last_error());
+    assert_int_equal(sbf_builder_long_layer(b, 0), SBF_OK);
+    assert_int_equal(sbf_builder_add_target(b, "a"), 0);
+    assert_int_equal(sbf_builder_add_target(b, "b"), 1);
+    assert_int_equal(sbf_builder_add_seq(b, 0, g[0], 120000), SBF_OK);
+    assert_int_equal(sbf_builder_add_seq(b, 1, g[1], 120000), SBF_OK);
+    sbf_index_t *flat, *idx = build_targets(&o, g, 2);
+    assert_int_equal(sbf_builder_finish(b, &flat), SBF_OK);
+    assert_null(sbf_index_long_layer(flat));
+    const sbf_index_t *ly = sbf_index_long_layer(idx);
+    assert_non_null(ly);
+    sbf_opt_t lo;
+    sbf_index_params(ly, &lo);
+    assert_true(lo.k == 21 && lo.m == 15 && lo.s == 15 && lo.bits_per_kmer == 8);
+    assert_int_equal(sbf_index_n_targets(ly), 2);
+    double chance = -1;
+    assert_int_equal(sbf_index_target_chance(ly, 0, &chance), SBF_OK);
+    assert_true(chance >= 0 && chance < 1e-3);   /* random sequence: about the filter's false positives */
+    assert_int_equal(sbf_index_target_chance(ly, 2, &chance), SBF_E_PARAM);
+
+    enum { N = 12 };
+    const char *seqs[N];
+    size_t lens[N];
+    char *noisy[N];
+    for (int i = 0; i < N; ++i) {   /* 8 kbp, 22% of the bases changed */
+        noisy[i] = noisy_copy(g[i % 2] + 9000 * (size_t)i, 8000, 220);
+        seqs[i] = noisy[i];
+        lens[i] = 8000;
+    }
+    sbf_classify_opt_t co;
+    sbf_classify_opt_init(&co);
+    int cat[N], cat3[N];
+    float score[N], score3[N];
+    assert_int_equal(sbf_classify(idx, &co, N, seqs, lens, NULL, NULL, cat, score, 1), SBF_OK);
+    assert_int_equal(sbf_classify(idx, &co, N, seqs, lens, NULL, NULL, cat3, score3, 3), SBF_OK);
+    int catf[N], assigned_flat = 0;
+    float scoref[N];
+    assert_int_equal(sbf_classify(flat, &co, N, seqs, lens, NULL, NULL, catf, scoref, 1), SBF_OK);
+    uint32_t kmers[N], hits[2 * N], kflat[N], hflat[2 * N];
+    assert_int_equal(sbf_query(ly, N, seqs, lens, kmers, hits, 1), SBF_OK);
+    assert_int_equal(sbf_query(flat, N, seqs, lens, kflat, hflat, 1), SBF_OK);
+    for (int i = 0; i < N; ++i) {
+        assert_int_equal(cat[i], i % 2);
+        assert_int_equal(cat3[i], cat[i]);
+        assert_true(score3[i] == score[i]);
+        assert_int_equal(kmers[i], 8000 - 20);
+        assert_true(hits[2 * i + i % 2] > 2 * hflat[2 * i + i % 2] + 10);
+        if (!(score[i] > scoref[i]))   /* classified on the layer's hits, not the 31-mers' */
+            fail_msg("read %d: score %g with the layer, %g without (hits %u, %u)", i, score[i], scoref[i],
+                     hits[2 * i + i % 2], hflat[2 * i + i % 2]);
+        assigned_flat += catf[i] == i % 2;
+    }
+    if (assigned_flat > N / 2)
+        fail_msg("%d of %d reads assigned without the layer: the test reads are not noisy enough", assigned_flat, N);
+    for (int i = 0; i < N; ++i)
+        free(noisy[i]);
+    sbf_index_destroy(idx);
+    sbf_index_destroy(flat);
+    free(g[0]);
+    free(g[1]);
+}
+
 static void test_classify_api(void **state)
 {
     (void)state;
@@ -602,6 +693,7 @@ int main(void)
         cmocka_unit_test(test_target_panel),
         cmocka_unit_test(test_gpu_selection),
         cmocka_unit_test(test_classify_api),
+        cmocka_unit_test(test_long_layer_api),
     };
     return cmocka_run_group_tests_name("api", tests, tmpdir_setup, tmpdir_teardown);
 }
