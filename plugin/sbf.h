@@ -230,7 +230,7 @@ SBF_EXPORT int sbf_query_kmers(const sbf_index_t *idx, int target, const char *s
  * gives the model). So one threshold means the same for a 35 bp read and a 1 Mbp read, and for
  * a small or an over-full filter. Target t passes when its score reaches min_score, h_t
  * reaches min_hits and h_t / n reaches min_fraction. The category is
- *  - the passing target with the best score (then the most hits, then the lower number), when
+ *  - the passing target with the most hits (then the best score, then the lower number), when
  *    no other passing target is within margin x (its hits) of it, nor behind it by no more than
  *    its false positives explain;
  *  - SBF_CAT_MULTI when one is (a read that two targets share), or when a part of the
@@ -241,7 +241,9 @@ SBF_EXPORT int sbf_query_kmers(const sbf_index_t *idx, int target, const char *s
  *    (shorter than k, all N, or all low-complexity once masked).
  * Before the query, stretches of at least mask_lowcomp bases that repeat with a period of 1 to
  * SBF_LOWCOMP_MAX_PERIOD bases (poly-G, poly-A, (AC)n, (AGG)n...) are masked like N: one k-mer
- * repeated along a read is no evidence. */
+ * repeated along a read is no evidence. A fragment with a read of SBF_LONG_READ_BASES or more
+ * is queried on the index's long-read layer, when it has one, and scored with the layer's k
+ * and chance rates (sbf_index_long_layer). */
 typedef struct {
     double min_score;       /* >= 0: least calibrated score [SBF_DEFAULT_MIN_SCORE] */
     unsigned min_hits;      /* >= 1: least k-mers found in the target [SBF_DEFAULT_MIN_HITS] */

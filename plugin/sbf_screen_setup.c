@@ -299,6 +299,15 @@ uint64_t screen_gpu_bytes_needed(const screen_t *s)
         if (target_info(s, t, &ti) == SBF_OK)
             bytes += ti.bytes;
     }
+    /* the long-read layers go to the device too (sbf_engine_use_gpus) */
+    for (int x = 0; x < s->n_idx; ++x) {
+        const sbf_index_t *ly = sbf_index_long_layer(s->idx[x]);
+        for (int t = 0; ly && t < sbf_index_n_targets(ly); ++t) {
+            sbf_target_info_t ti;
+            if (sbf_index_target(ly, t, &ti) == SBF_OK)
+                bytes += ti.bytes;
+        }
+    }
     return bytes + GPU_WORKERS_PER_COPY * 2 * s->batch_bases * 2;   /* each worker two batches */
 }
 

@@ -42,7 +42,10 @@ grep -E '^not ok|gpu|GPU|^#' "$out/hostile.log" | head -20; [ "$rc" -eq 0 ] || s
 tmp=$(mktemp -d)
 ./sbf build --gpu none -@ 8 -o "$tmp/cpu.sbf" .devdata/20.fa.gz .devdata/MG1655-K12.fasta.gz .devdata/lambda_virus.fa.gz &&
   ./sbf build --gpu 0 -o "$tmp/gpu.sbf" .devdata/20.fa.gz .devdata/MG1655-K12.fasta.gz .devdata/lambda_virus.fa.gz &&
-  cmp "$tmp/cpu.sbf" "$tmp/gpu.sbf" && echo "sbf build: chr20 + E. coli + lambda index identical on CPU and GPU" || status=1
+  cmp "$tmp/cpu.sbf" "$tmp/gpu.sbf" && echo "sbf build: chr20 + E. coli + lambda index (and its long-read layer) identical on CPU and GPU" || status=1
+./sbf build --gpu none -@ 8 -o "$tmp/cpu_m.sbf" human=.devdata/20.fa.gz ecoli=.devdata/MG1655-K12.fasta.gz --mask human=.devdata/MG1655-K12.fasta.gz --mask .devdata/lambda_virus.fa.gz &&
+  ./sbf build --gpu 0 -o "$tmp/gpu_m.sbf" human=.devdata/20.fa.gz ecoli=.devdata/MG1655-K12.fasta.gz --mask human=.devdata/MG1655-K12.fasta.gz --mask .devdata/lambda_virus.fa.gz &&
+  cmp "$tmp/cpu_m.sbf" "$tmp/gpu_m.sbf" && echo "sbf build --mask: masked chr20 + E. coli identical on CPU and GPU ($(./sbf info --json "$tmp/gpu_m.sbf" | grep -o '"masked_kmers": [0-9]*' | head -1))" || status=1
 zcat .devdata/20.fa.gz > "$tmp/20.fa" && wgsim -N 200000 -1 150 -2 150 -e 0.002 -S 7 "$tmp/20.fa" "$tmp/r1.fq" "$tmp/r2.fq" > /dev/null 2>&1 &&
   ./sbf query --gpu none -@ 8 -x "$tmp/cpu.sbf" "$tmp/r1.fq" "$tmp/r2.fq" > "$tmp/cpu.tsv" &&
   ./sbf query --gpu 0 -x "$tmp/cpu.sbf" "$tmp/r1.fq" "$tmp/r2.fq" > "$tmp/gpu.tsv" 2> "$tmp/gq.err" &&
