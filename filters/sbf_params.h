@@ -35,7 +35,17 @@ typedef struct {
  * with an error in them are common in a human genome and in the poly-A tails of ONT cDNA reads,
  * where they made an unrelated read "human"; this leaves out 2.5% of chr20's 21-mers and 0.1%
  * of E. coli's (doc/decisions.md, "The long-read layer"). */
+#ifndef SBF_LAYER_DUST_MIN   /* 0 turns it off: doc/ACCURACY.md's sweep builds with -DSBF_LAYER_DUST_MIN=0u */
 #define SBF_LAYER_DUST_MIN 20u
+#endif
+/* 1: the sequencing adapters are left out of the layer; 1: each layer target's chance rate is
+ * measured (sbf_target_measure_chance). 0 in doc/ACCURACY.md's sweep only. */
+#ifndef SBF_LAYER_ADAPTERS
+#define SBF_LAYER_ADAPTERS 1
+#endif
+#ifndef SBF_LAYER_MEASURE_CHANCE
+#define SBF_LAYER_MEASURE_CHANCE 1
+#endif
 /* SBF_LONG_READ_BASES: plugin/sbf.h (public) */
 #define SBF_DEFAULT_SHARD_BITS 512
 #define SBF_DEFAULT_BITS_PER_KMER 16.0

@@ -405,7 +405,8 @@ SBF_EXPORT int sbf_builder_finish(sbf_builder_t *b, sbf_index_t **out)
     layer_build_t main = {b->params, b->opt.size_bytes ? 0.0 : b->opt.bits_per_kmer, 0, 0, 0, {0}, NULL, NULL, NULL};
     layer_build_t lay = {{b->layer_k, b->layer_k - SBF_DEFAULT_K_MINUS_M, b->layer_k - SBF_DEFAULT_K_MINUS_M,
                           b->params.hashes, b->params.shard_bits},
-                         SBF_LAYER_BITS_PER_KMER, 1, SBF_LAYER_DUST_MIN, 1, {0}, NULL, NULL, NULL};
+                         SBF_LAYER_BITS_PER_KMER, SBF_LAYER_ADAPTERS, SBF_LAYER_DUST_MIN, SBF_LAYER_MEASURE_CHANCE, {0},
+                         NULL, NULL, NULL};
     const int layered = b->layer_k > 0;
     if (b->n_targets == 0)
         rc = sbf_error(SBF_E_PARAM, "no target to build");
