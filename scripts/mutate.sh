@@ -88,5 +88,23 @@ mutation parts-absent filters/sbf_classify.c \
 mutation tie-margin filters/sbf_classify.c \
   '    const double floor_hits = (double)hb - s->opt.margin * (double)hb;' \
   '    const double floor_hits = (double)hb - s->opt.margin * (double)n;   /* MUTATION: the margin in k-mers of the read */'
+mutation mask-noop filters/sbf_mask.c \
+  'const int valid = run >= k, held = (int)(job.held[q >> 6] >> (q & 63) & 1);' \
+  'const int valid = run >= k, held = 0;   /* MUTATION: no k-mer is masked */'
+mutation layer-route-cli plugin/sbf_screen_stages.c \
+  'any |= j->rlen[fr->read[m]] >= SBF_LONG_READ_BASES;' \
+  'any |= 0 * j->rlen[fr->read[m]];   /* MUTATION: no fragment reaches the long-read layer */'
+mutation layer-route-api plugin/sbf_engine.c \
+  '            layer[i] = any;' \
+  '            layer[i] = 0 * any;   /* MUTATION: the API screens no fragment on the layer */'
+mutation layer-rule filters/sbf_classify.c \
+  '        s = s->layer;   /* queried on the long-read layer: its k and its chances */' \
+  '        (void)0;   /* MUTATION: long fragments scored with the 31-mers rule */'
+mutation layer-chance plugin/sbf_engine.c \
+  '            fpr[t] = ly->targets[t].chance;' \
+  '            (void)0;   /* MUTATION: the measured chance is ignored */'
+mutation layer-dust filters/sbf_params.h \
+  '#define SBF_LAYER_DUST_MIN 20u' \
+  '#define SBF_LAYER_DUST_MIN 0u   /* MUTATION: low-complexity k-mers stay in the layer */'
 cat "$work/table.md"
 exit $status

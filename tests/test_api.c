@@ -6,6 +6,7 @@
 #include "testutil.h"
 
 #include "../filters/sbf_index.h"
+#include "../plugin/sbf_engine.h"
 
 static char *write_tmp(const char *name, const char *content)
 {
@@ -491,6 +492,16 @@ static void test_long_layer_api(void **state)
     }
     if (assigned_flat > N / 2)
         fail_msg("%d of %d reads assigned without the layer: the test reads are not noisy enough", assigned_flat, N);
+    /* the layer's rule counts a target's measured chance rate: where a genome's own 21-mers turn
+     * up in 1% of unrelated reads' k-mers, 40-odd hits in 8,000 are no evidence */
+    idx->layer->targets[0].chance = idx->layer->targets[1].chance = 0.01;
+    double fpr[2], clump[2];
+    assert_int_equal(sbf_engine_layer_chance(idx, fpr, clump), SBF_OK);
+    assert_true(fpr[0] == 0.01 && fpr[1] == 0.01);
+    assert_int_equal(sbf_classify(idx, &co, N, seqs, lens, NULL, NULL, cat, score, 1), SBF_OK);
+    for (int i = 0; i < N; ++i)
+        if (cat[i] != SBF_CAT_NONE)
+            fail_msg("read %d: category %d with a chance rate of 1%% (%u hits)", i, cat[i], hits[2 * i + i % 2]);
     for (int i = 0; i < N; ++i)
         free(noisy[i]);
     sbf_index_destroy(idx);
