@@ -285,7 +285,10 @@ static int format_fastx(const sbf_writer_t *w, const sbf_read_t *r, const sbf_ta
 {
     int fastq = w->opt.spec.fmt == SBF_OUT_FASTQ, rc = 0;
     rc |= kputc(fastq ? '@' : '>', s) < 0;
-    rc |= kputsn(r->name.s, r->name.l, s) < 0;
+    if (tags && tags->rename)   /* --rename: the original name never reaches the output */
+        rc |= kputll((long long)tags->rename, s) < 0;
+    else
+        rc |= kputsn(r->name.s, r->name.l, s) < 0;
     if (r->comment.l) {
         rc |= kputc(' ', s) < 0;
         rc |= kputsn(r->comment.s, r->comment.l, s) < 0;
@@ -412,6 +415,16 @@ static int add_tags_bam(bam1_t *b, const sbf_tagnames_t *tn, const sbf_tags_t *t
 }
 
 /* FASTA/FASTQ record as an unmapped SAM record, as samtools import makes it. */
+/* --rename: b's name replaced by the number (SAM records in place: each is written once). */
+static int rename_bam(bam1_t *b, const sbf_tags_t *tags)
+{
+    if (!tags || !tags->rename)
+        return 0;
+    char name[24];
+    snprintf(name, sizeof name, "%llu", (unsigned long long)tags->rename);
+    return bam_set_qname(b, name) < 0 ? -1 : 0;
+}
+
 static int fastx_to_bam(bam1_t **scratch, const sbf_read_t *r)
 {
     if (!*scratch && !(*scratch = bam_init1()))
@@ -454,6 +467,8 @@ int sbf_writer_write(sbf_writer_t *w, sbf_read_t *r, const sbf_tags_t *tags)
         if (add_tags_bam(b, &w->opt.tags, tags) < 0)
             return sbf_error(SBF_E_FORMAT, "record '%.*s': cannot add the tags (corrupt or conflicting aux data)",
                              (int)r->name.l, r->name.s);
+        if (rename_bam(b, tags) < 0)
+            return sbf_error(SBF_E_NOMEM, "out of memory writing %s", sbf_writer_path(w));
         rc = sam_write1(w->hts, w->hdr, b) < 0 ? -1 : 0;
         if (rc < 0 && w->opt.write_index)
             return sbf_error(SBF_E_IO, "%s: cannot write record '%.*s' (--write-index needs coordinate-sorted "
@@ -519,6 +534,8 @@ int sbf_writer_encode(const sbf_writer_t *w, sbf_read_t *r, const sbf_tags_t *ta
     if (add_tags_bam(b, &w->opt.tags, tags) < 0)
         return sbf_error(SBF_E_FORMAT, "record '%.*s': cannot add the tags (corrupt or conflicting aux data)",
                              (int)r->name.l, r->name.s);
+    if (rename_bam(b, tags) < 0)
+        return sbf_error(SBF_E_NOMEM, "out of memory writing %s", sbf_writer_path(w));
     int rc = encode_bam(b, out);
     if (rc < 0)
         return sbf_error(SBF_E_NOMEM, "out of memory writing %s", sbf_writer_path(w));

@@ -45,10 +45,11 @@ typedef struct {
 } sbf_tagnames_t;
 
 typedef struct {
-    const char *category;   /* NULL: write the record unchanged */
+    const char *category;   /* NULL: add no tags */
     float score;
     int n_hits;
     const uint32_t *hits;
+    uint64_t rename;        /* > 0: the record's name becomes this number (--rename), mates alike */
 } sbf_tags_t;
 
 typedef struct {

@@ -270,6 +270,7 @@ static void describe_run(run_t *r)
     s->sum.names = (const char *const *)s->names;
     s->sum.rule = &o->score;
     s->sum.layer_k = s->layer_k;
+    s->sum.renamed = o->rename;
     s->sum.switches = s->switches.l ? s->switches.s : NULL;
 }
 

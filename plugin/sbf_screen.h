@@ -38,6 +38,7 @@ typedef struct {
     const char *outfmt;         /* -O */
     const char *reference;      /* -T: CRAM in and out */
     int write_index;
+    int rename;                 /* --rename: names replaced by fragment numbers */
     const char *pg_cmdline;     /* NULL with --no-PG */
     sbf_tagnames_t tags;
     sbf_classify_opt_t score;   /* the rule (mates: BioBloom's pair rules for categorize) */
@@ -73,6 +74,7 @@ extern const char screen_common_short[];
         {"report", required_argument, NULL, OPT_REPORT},                                               \
         {"no-progress", no_argument, NULL, OPT_NO_PROGRESS}, {"no-PG", no_argument, NULL, OPT_NO_PG},  \
         {"write-index", no_argument, NULL, OPT_WRITE_INDEX}, {"stats", no_argument, NULL, OPT_STATS},  \
+        {"rename", no_argument, NULL, OPT_RENAME},                                                     \
         {"gpu-mem-limit", required_argument, NULL, OPT_GPU_MEM_LIMIT},                                 \
         {"help", no_argument, NULL, 'h'}, {"output1", required_argument, NULL, '1'}, {"output2", required_argument, NULL, '2'}
 

@@ -56,6 +56,7 @@ typedef struct {
     const uint8_t *const *qpacked;
     size_t n_text, n_sam;     /* reads queried as text and as 4-bit codes */
     size_t *rlen;             /* per read: bases (so scoring need not touch the records again) */
+    uint64_t first_frag;      /* fragments of the run before this batch's (--rename numbers) */
     /* filled by the engine worker that has the batch, merged in input order on delivery */
     screen_summary_t part;    /* this batch's counts */
     uint8_t *passing;         /* scoring scratch: the targets a fragment passes */
@@ -101,6 +102,7 @@ typedef struct {
     double t_fill, t_fill_wait;   /* the read-ahead's reading, and the parser's waits for it */
     sbf_helper_t write_helper;    /* writes every other output of a batch beside the writer */
     int null_engine;          /* SBF_NULL_ENGINE: queries skipped, to measure the pipeline's I/O */
+    uint64_t frags_read;      /* the reader's count of fragments so far */
     screen_summary_t sum;
     sbf_scorer_t scorer;      /* the rule, bound to every index's targets */
     kstring_t switches;       /* the test switches set in the environment, comma-separated */

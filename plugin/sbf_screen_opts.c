@@ -79,6 +79,7 @@ int screen_parse_common(screen_opt_t *o, int c, const char *arg)
     case OPT_NO_PROGRESS: o->progress = 0; break;
     case OPT_NO_PG: o->pg_cmdline = NULL; break;
     case OPT_WRITE_INDEX: o->write_index = 1; break;
+    case OPT_RENAME: o->rename = 1; break;
     case OPT_STATS: o->stats = 1; break;
     default: return 0;
     }
@@ -114,6 +115,8 @@ void screen_usage_common(FILE *fp)
             "                       then ',level=N' [from the file name; else like the input]\n"
             "      --no-PG          do not add an @PG line to SAM/BAM/CRAM headers\n"
             "      --write-index    index BAM/CRAM output (.csi/.crai; needs sorted records)\n"
+            "      --rename         names become fragment numbers (1, 2, ...; mates alike): no\n"
+            "                       original read name is written (secondary records refused)\n"
             "      --summary FILE   BioBloom-style TSV: per target hits/misses/shared, multiMatch, noMatch\n"
             "      --json FILE      JSON summary: reads and bases in and out, categories, speed, engine\n"
             "      --report FILE    an HTML page: reads per category, calibrated scores per target, parameters\n"

@@ -116,6 +116,9 @@ void *screen_reader_main(void *arg)
         job_t *j = item;
         double t = sbf_now(), c = sbf_thread_cpu();
         int rc = sbf_input_next(s->input, &j->batch, s->batch_bases);
+        j->first_frag = s->frags_read;   /* batches leave the reader in input order */
+        if (rc > 0)
+            s->frags_read += j->batch.n_frags;
         s->t_read += sbf_now() - t;
         s->cpu_read += sbf_thread_cpu() - c;
         if (rc < 0) {
@@ -445,16 +448,20 @@ static int record_output(const screen_t *s, const job_t *j, size_t i, sbf_tags_t
     if (r->frag < 0) {
         if (o->mode != SCREEN_TAG)   /* split/filter: secondary and supplementary are dropped */
             return -1;
+        if (o->rename)   /* no fragment number: its name would be written as it is */
+            return -2;
     } else {
         int32_t f = r->frag, cat = j->cat[f];
         if (o->mode == SCREEN_FILTER && !j->keep[f])
             return -1;
         if (o->mode == SCREEN_SPLIT)
             slot = category_slot(s, cat);
-        if (o->mode == SCREEN_TAG || (o->mode == SCREEN_SPLIT && !o->no_tags)) {
-            *tags = (sbf_tags_t){s->names[category_slot(s, cat)], j->score[f], s->R, j->fhits + (size_t)f * (size_t)s->R};
+        *tags = (sbf_tags_t){NULL, 0, 0, NULL, o->rename ? j->first_frag + (uint64_t)f + 1 : 0};
+        if (o->mode == SCREEN_TAG || (o->mode == SCREEN_SPLIT && !o->no_tags))
+            *tags = (sbf_tags_t){s->names[category_slot(s, cat)], j->score[f], s->R, j->fhits + (size_t)f * (size_t)s->R,
+                                 tags->rename};
+        if (tags->category || tags->rename)
             *tp = tags;
-        }
         *first = j->batch.frags[f].read[0] == i;
     }
     return slot * (s->mate_files ? 2 : 1) + (s->mate_files && r->mate == 2 ? 1 : 0);
@@ -468,6 +475,10 @@ static int emit_records(screen_t *s, job_t *j, int encode)
     for (size_t i = 0; i < b->n_reads; ++i) {
         sbf_tags_t tags, *tp;
         int first, out = record_output(s, j, i, &tags, &tp, &first);
+        if (out == -2)
+            return sbf_error(SBF_E_FORMAT, "--rename: %s holds secondary or supplementary records, whose names "
+                             "would be written unchanged: leave them out first (samtools view -F 0x900)",
+                             s->o->in[0] ? s->o->in[0] : "-");
         if (out < 0)
             continue;
         sbf_read_t *r = &b->reads[i];

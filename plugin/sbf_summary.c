@@ -84,6 +84,7 @@ void summary_write_json(const screen_summary_t *s, FILE *fp)
             r->mask_lowcomp, sbf_mates_name(r->mates));
     fprintf(fp, "  \"masked\": {\"reads\": %llu, \"bases\": %llu},\n", (unsigned long long)s->masked_reads,
             (unsigned long long)s->masked_bases);
+    fprintf(fp, "  \"renamed\": %s,\n", s->renamed ? "true" : "false");
     if (s->layer_k)
         fprintf(fp, "  \"long_read_layer\": {\"k\": %d, \"min_read_bases\": %d, \"%s\": %llu},\n", s->layer_k,
                 SBF_LONG_READ_BASES, s->unit, (unsigned long long)s->long_frags);
@@ -148,6 +149,8 @@ void summary_print(const screen_summary_t *s, FILE *fp)
     fprintf(fp, "  scoring: %s\n", rule);
     if (s->switches)
         fprintf(fp, "  test switches set: %s (see sbf(1), ENVIRONMENT)\n", s->switches);
+    if (s->renamed)
+        fprintf(fp, "  names: replaced by %s numbers (--rename)\n", strcmp(s->unit, "reads") ? "fragment" : "read");
     if (s->long_frags)
         fprintf(fp, "  long reads: %llu %s %s %d+ bases screened with the k=%d layer\n", (unsigned long long)s->long_frags,
                 s->unit, strcmp(s->unit, "reads") ? "with a read of" : "of", SBF_LONG_READ_BASES, s->layer_k);

@@ -29,6 +29,7 @@ typedef struct {
                                    * (chimeras, reads across an insertion; counted in multi too) */
     uint64_t masked_reads, masked_bases;   /* reads with low-complexity stretches masked, and their bases */
     int layer_k;                  /* k of the indexes' long-read layers, 0 when they have none */
+    int renamed;                  /* --rename: names replaced by fragment numbers */
     uint64_t long_frags;          /* fragments screened with the long-read layers */
     uint64_t *cat;                /* n_targets + 2: fragments per category */
     uint64_t *hits, *shared;      /* per target: fragments passing it; of those, also passing another */

@@ -14,7 +14,7 @@ _sbf_commands='build info classify filter categorize query'
 # _sbf_options CMD: sets _sbf_flags (options without a value) and _sbf_valued (options with one)
 _sbf_options()
 {
-    local screen_flags='--interleaved --no-PG --write-index --progress --no-progress --stats -h --help'
+    local screen_flags='--interleaved --no-PG --write-index --rename --progress --no-progress --stats -h --help'
     local screen_valued='-T --reference -x --index -s --min-score --min-hits --min-fraction --margin --mask-lowcomp
         -O --output-fmt
         --summary --json --report -@ --threads -K --batch --gpu --gpu-mem-limit -o --output -1 --output1
