@@ -179,6 +179,15 @@ static int build_metadata(sbf_index_t *idx, uint64_t data_offset, wbuf_t *w, uin
     return w->failed ? sbf_error(SBF_E_NOMEM, "out of memory writing index metadata") : SBF_OK;
 }
 
+uint64_t sbf_format_identity(const uint8_t *header, const uint8_t *layer_header)
+{
+    uint8_t both[2 * SBF_HEADER_BYTES];
+    memcpy(both, header, SBF_HEADER_BYTES);
+    if (layer_header)
+        memcpy(both + SBF_HEADER_BYTES, layer_header, SBF_HEADER_BYTES);
+    return sbf_xxh64(both, layer_header ? 2 * SBF_HEADER_BYTES : SBF_HEADER_BYTES, 0);
+}
+
 /* One index image (the index, or its long-read layer): header, metadata, filter arrays. */
 typedef struct {
     wbuf_t meta;
@@ -298,6 +307,8 @@ int sbf_index_write(sbf_index_t *idx, const char *path)
         if (rc != SBF_OK)
             sbf_tmpfile_discard(tmp);
     }
+    if (rc == SBF_OK)
+        idx->file_checksum = sbf_format_identity(im.header, idx->layer ? layer.header : NULL);
     free(tmp);
     free(im.meta.buf);
     free(layer.meta.buf);
@@ -605,6 +616,9 @@ int sbf_index_read(const char *path, int verify, sbf_index_t **out)
     }
     idx->map = map;   /* the index owns the mapping now; its layer's filters lie in it too */
     idx->map_len = (size_t)size;
+    const uint8_t *f = map;
+    const uint64_t layer_offset = get32(f + H_VERSION) >= 4 ? get64(f + H_LAYER_OFFSET) : 0;
+    idx->file_checksum = sbf_format_identity(f, layer_offset ? f + layer_offset : NULL);
     *out = idx;
     return SBF_OK;
 }

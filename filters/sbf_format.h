@@ -11,6 +11,11 @@
 #define SBF_HEADER_BYTES 128u
 #define SBF_ALIGN 64u
 
+/* The identity of an index file: XXH64 (seed 0) of its header's 128 bytes followed by its
+ * long-read layer's header, if any. Each header's checksum covers its metadata's checksum,
+ * which covers every filter array's: two files with the same identity hold the same index. */
+uint64_t sbf_format_identity(const uint8_t *header, const uint8_t *layer_header);
+
 /* Write idx to path atomically (temporary file in the same folder, fsync, rename). */
 int sbf_index_write(sbf_index_t *idx, const char *path);
 

@@ -63,6 +63,7 @@ typedef struct sbf_index_s {
     void *map;              /* mmap of the file the filters live in (owned), or NULL */
     size_t map_len;
     int in_map;             /* the filters lie in a mapping (its own map, or its parent's) */
+    uint64_t file_checksum; /* the index file's identity (sbf_index_checksum), once written or read; 0 before */
     struct sbf_index_s *layer;   /* the long-read layer: the same targets with shorter seeds, for
                                   * reads of SBF_LONG_READ_BASES or more (doc/format.md), or NULL */
     void *accel;            /* a copy on an accelerator (plugin/: the GPU engine), or NULL */

@@ -160,6 +160,10 @@ SBF_EXPORT int sbf_index_target(const sbf_index_t *idx, int t, sbf_target_info_t
  * for all of them at once. Any pointer may be NULL. SBF_E_PARAM if t is out of range. */
 SBF_EXPORT int sbf_index_target_panel(const sbf_index_t *idx, int t, int *panel, int *columns, int *panel_columns);
 
+/* The identity of the index file idx was read from or last written to (0 before either): XXH64
+ * of its header and its long-read layer's header, whose checksums cover every byte of the
+ * index. `sbf info` prints it; a manifest of shared indexes lists it (doc/decisions.md). */
+SBF_EXPORT uint64_t sbf_index_checksum(const sbf_index_t *idx);
 /* The long-read layer of idx (format 4: its targets again with shorter k-mers, screening
  * fragments with a read of SBF_LONG_READ_BASES or more), or NULL. Describe it with the functions
  * above (sbf_index_params, sbf_index_target...); it lives and dies with idx. */

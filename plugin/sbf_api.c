@@ -509,6 +509,8 @@ SBF_EXPORT int sbf_index_target_chance(const sbf_index_t *idx, int t, double *ch
     return SBF_OK;
 }
 
+SBF_EXPORT uint64_t sbf_index_checksum(const sbf_index_t *idx) { return idx->file_checksum; }
+
 SBF_EXPORT const sbf_index_t *sbf_index_long_layer(const sbf_index_t *idx) { return idx->layer; }
 
 SBF_EXPORT int sbf_index_target_masks(const sbf_index_t *idx, int t, int *n_masks, const char *const **masks,

@@ -7,7 +7,7 @@
 void usage_info(FILE *fp)
 {
     fprintf(fp,
-            "Usage: sbf info [--json] IDX.sbf\n"
+            "Usage: sbf info [--json | --check] IDX.sbf\n"
             "\n"
             "Prints the parameters and, per target, its sources, bases, k-mers, filter size, fill,\n"
             "predicted false-positive rate (of a random k-mer) and panel: \"own\" for a filter of\n"
@@ -19,6 +19,8 @@ void usage_info(FILE *fp)
             "\n"
             "Options:\n"
             "      --json   machine-readable output\n"
+            "      --check  verify every section and print only the file's checksum (exit 1 on\n"
+            "               a damaged file): compare it with a shared index's manifest\n"
             "  -h, --help   this help\n");
 }
 
@@ -40,9 +42,10 @@ static void print_json(const char *path, const sbf_index_t *idx, const sbf_opt_t
 {
     printf("{\n  \"file\": ");
     json_string(path);
-    printf(",\n  \"sbf_version\": \"%s\",\n  \"k\": %d,\n  \"m\": %d,\n  \"s\": %d,\n  \"hashes\": %d,\n"
+    printf(",\n  \"checksum\": \"%016llx\",\n  \"sbf_version\": \"%s\",\n  \"k\": %d,\n  \"m\": %d,\n  \"s\": %d,\n  \"hashes\": %d,\n"
            "  \"shard_bits\": %d,\n  \"bits_per_kmer\": %g,\n",
-           sbf_version(), o->k, o->m, o->s, o->hashes, o->shard_bits, o->bits_per_kmer);
+           (unsigned long long)sbf_index_checksum(idx), sbf_version(), o->k, o->m, o->s, o->hashes, o->shard_bits,
+           o->bits_per_kmer);
     char desc[256];
     if (sbf_gpu_devices() > 0 && sbf_gpu_describe_device(0, desc, sizeof desc) == SBF_OK) {
         printf("  \"gpu\": ");
@@ -114,6 +117,7 @@ static void print_text(const char *path, const sbf_index_t *idx, const sbf_opt_t
 {
     const int n = sbf_index_n_targets(idx);
     printf("index       %s\n", path);
+    printf("checksum    %016llx\n", (unsigned long long)sbf_index_checksum(idx));
     printf("parameters  k=%d m=%d s=%d H=%d, %d-bit shards", o->k, o->m, o->s, o->hashes, o->shard_bits);
     if (o->bits_per_kmer > 0)
         printf(", %g bits per k-mer", o->bits_per_kmer);
@@ -195,11 +199,13 @@ static void print_text(const char *path, const sbf_index_t *idx, const sbf_opt_t
 int main_info(int argc, char **argv)
 {
     static const struct option lopts[] = {
-        {"json", no_argument, NULL, OPT_JSON}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-    int json = 0, c;
+        {"json", no_argument, NULL, OPT_JSON}, {"check", no_argument, NULL, OPT_CHECK},
+        {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    int json = 0, check = 0, c;
     while ((c = getopt_long(argc, argv, "h", lopts, NULL)) >= 0) {
         switch (c) {
         case OPT_JSON: json = 1; break;
+        case OPT_CHECK: check = 1; break;
         case 'h': usage_info(stdout); return 0;
         default: usage_info(stderr); return 1;
         }
@@ -215,9 +221,16 @@ int main_info(int argc, char **argv)
         cli_error("info", "%s", sbf_last_error());
         return 1;
     }
+    if (json && check) {
+        cli_error("info", "--json and --check: give one");
+        sbf_index_destroy(idx);
+        return 1;
+    }
     sbf_opt_t o;
     sbf_index_params(idx, &o);
-    if (json)
+    if (check)   /* loading checked every section: header, metadata, every filter's checksum */
+        printf("%016llx  %s\n", (unsigned long long)sbf_index_checksum(idx), path);
+    else if (json)
         print_json(path, idx, &o);
     else
         print_text(path, idx, &o);

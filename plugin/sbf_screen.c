@@ -264,6 +264,7 @@ static void describe_run(run_t *r)
     s->sum.engine = r->engine;
     s->sum.index_path = o->index_path;
     s->sum.index_paths = o->index_paths;
+    s->sum.indexes = (const sbf_index_t *const *)s->idx;
     s->sum.n_indexes = o->n_indexes;
     s->sum.inputs[0] = o->in[0];
     s->sum.inputs[1] = o->in[1];

@@ -70,6 +70,36 @@ void summary_write_json(const screen_summary_t *s, FILE *fp)
         json_string(fp, s->index_paths[i]);
     }
     fputc(']', fp);
+    /* provenance: which index, byte for byte, and what each target was built from */
+    fprintf(fp, ",\n  \"index_checksums\": [");
+    for (int i = 0; i < s->n_indexes && s->indexes; ++i)
+        fprintf(fp, "%s\"%016llx\"", i ? ", " : "", (unsigned long long)sbf_index_checksum(s->indexes[i]));
+    fprintf(fp, "],\n  \"targets\": [");
+    for (int i = 0, first = 1; i < s->n_indexes && s->indexes; ++i)
+        for (int t = 0; t < sbf_index_n_targets(s->indexes[i]); ++t) {
+            sbf_target_info_t ti;
+            int n_masks = 0;
+            const char *const *masks = NULL;
+            uint64_t masked = 0;
+            if (sbf_index_target(s->indexes[i], t, &ti) != SBF_OK ||
+                sbf_index_target_masks(s->indexes[i], t, &n_masks, &masks, &masked) != SBF_OK)
+                continue;
+            fprintf(fp, "%s\n    {\"name\": ", first ? "" : ",");
+            first = 0;
+            json_string(fp, ti.name);
+            fprintf(fp, ", \"index\": %d, \"sources\": [", i);
+            for (int j = 0; j < ti.n_sources; ++j) {
+                fprintf(fp, j ? ", " : "");
+                json_string(fp, ti.sources[j]);
+            }
+            fprintf(fp, "], \"masks\": [");
+            for (int j = 0; j < n_masks; ++j) {
+                fprintf(fp, j ? ", " : "");
+                json_string(fp, masks[j]);
+            }
+            fprintf(fp, "], \"masked_kmers\": %llu}", (unsigned long long)masked);
+        }
+    fprintf(fp, "\n  ]");
     fprintf(fp, ",\n  \"inputs\": [");
     for (int i = 0; i < 2 && s->inputs[i]; ++i) {
         fprintf(fp, i ? ", " : "");
@@ -147,6 +177,9 @@ void summary_print(const screen_summary_t *s, FILE *fp)
     char rule[256];
     sbf_classify_opt_describe(s->rule, rule, sizeof rule);
     fprintf(fp, "  scoring: %s\n", rule);
+    for (int i = 0; i < s->n_indexes && s->indexes; ++i)
+        fprintf(fp, "  index: %s, checksum %016llx\n", s->index_paths[i],
+                (unsigned long long)sbf_index_checksum(s->indexes[i]));
     if (s->switches)
         fprintf(fp, "  test switches set: %s (see sbf(1), ENVIRONMENT)\n", s->switches);
     if (s->renamed)

@@ -15,6 +15,7 @@ typedef struct {
     const char *engine;           /* "CPU, 4 threads" or "GPU 0 (NVIDIA H200 ...)" */
     const char *index_path;       /* the first index */
     const char *const *index_paths;
+    const sbf_index_t *const *indexes;   /* loaded: their checksums, targets, sources and masks */
     int n_indexes;
     const char *inputs[2];
     int n_targets;

@@ -25,7 +25,7 @@ _sbf_options()
         _sbf_valued='-o --output -k --kmer -m --minimizer -s --smer -H --hashes --shard-bits
             --bits-per-kmer --size --mask --long-layer -@ --threads --gpu --preset' ;;
     info)
-        _sbf_flags='--json -h --help'
+        _sbf_flags='--json --check -h --help'
         _sbf_valued='' ;;
     classify)
         _sbf_flags="$screen_flags --hits"

@@ -146,6 +146,15 @@ check_error "info of a truncated index" 1 "sbf info: cut.sbf: truncated index (4
   bash -c "head -c 4000 idx.sbf > cut.sbf; '$SBF' info cut.sbf"
 check_error "info of a corrupted index" 1 "sbf info: flip.sbf: corrupt filter of the panel of target 'phage_a' and 1 more (checksum mismatch)" \
   bash -c "cp idx.sbf flip.sbf; printf '\\377' | dd of=flip.sbf bs=1 seek=14000 conv=notrunc status=none; '$SBF' info flip.sbf"
+run "info --check" 0 "$SBF" info --check idx.sbf &&
+  if [ "$(cat out)" = "$("$SBF" info --json idx.sbf | sed -n 's/^  "checksum": "\([0-9a-f]*\)",$/\1/p')  idx.sbf" ]; then
+    ok "info --check: one line, the checksum info --json gives, then the file"; else not_ok "info --check: one line, the checksum" "$(cat out)"; fi
+check "... the same checksum in the text form, and for a copy of the file" \
+  sh -c "cp idx.sbf copy.sbf && [ \"\$('$SBF' info --check copy.sbf | cut -d' ' -f1)\" = \"\$(cut -d' ' -f1 out)\" ] &&
+         '$SBF' info idx.sbf | grep -qx \"checksum    \$(cut -d' ' -f1 out)\""
+check_error "info --check of a corrupted index" 1 "sbf info: flip.sbf: corrupt filter of the panel of target 'phage_a' and 1 more (checksum mismatch)" \
+  "$SBF" info --check flip.sbf
+check_error "info --json --check: refused" 1 "sbf info: --json and --check: give one" "$SBF" info --json --check idx.sbf
 check_error "info of an index whose long-read layer is corrupted" 1 "sbf info: flip2.sbf (long-read layer): corrupt filter of the panel of target 'phage_a' and 1 more (checksum mismatch)" \
   bash -c "cp idx.sbf flip2.sbf; printf '\\377' | dd of=flip2.sbf bs=1 seek=\$((\$(wc -c < idx.sbf) - 200)) conv=notrunc status=none; '$SBF' info flip2.sbf"
 check_error "info to a full disk" 1 "sbf info: error writing to standard output: No space left on device" \

@@ -50,6 +50,13 @@ else not_ok "masked host: no lambda read removed" "removed $lm of 60"; fi
 if [ "$hp" -eq 280 ] && [ "$hm" -eq 280 ]; then ok "host reads: all 280 removed by both indexes"
 else not_ok "host reads: all 280 removed by both indexes" "unmasked $hp, masked $hm"; fi
 
+"$SBF" classify "${C[@]}" -x masked.sbf --json sum.json -o /dev/null reads.fq 2> sum.err
+check "the run's JSON: the index's checksum, and the host's sources and mask" \
+  sh -c "grep -q \"\\\"index_checksums\\\": \\[\\\"\$('$SBF' info --check masked.sbf | cut -d' ' -f1)\\\"\\]\" sum.json &&
+         grep -q '{\"name\": \"host\", \"index\": 0, \"sources\": \[\"host.fa\"\], \"masks\": \[\"$data/lambda.fa.gz\"\], \"masked_kmers\": 1970}' sum.json"
+check "... and stderr names the index and its checksum" \
+  grep -qx "  index: masked.sbf, checksum $("$SBF" info --check masked.sbf | cut -d' ' -f1)" sum.err
+
 # ---- --mask without NAME=, and twice ------------------------------------------------------------------
 "$SBF" build "${C[@]}" -o every.sbf host=host.fa ecoli="$data/ecoli_slice.fa.gz" --mask "$data/lambda.fa.gz" \
   --mask "$data/saureus_slice.fa.gz" 2> err
