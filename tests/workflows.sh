@@ -53,6 +53,8 @@ references:
   human: $data/human_slice.fa.gz
   ecoli: $data/ecoli_slice.fa.gz
   lambda: $data/lambda.fa.gz
+masks:
+  human: $data/saureus_slice.fa.gz
 samples:
   S1: {r1: $work/reads/S1_1.fq.gz, r2: $work/reads/S1_2.fq.gz}
   S2: {r1: $work/reads/S2_1.fq, r2: $work/reads/S2_2.fq}
@@ -72,16 +74,22 @@ status=$?
 if [ $status -eq 0 ]; then ok "snakemake --cores 2 --resources gpu=1: exit 0"; else
   not_ok "snakemake --cores 2 --resources gpu=1: exit 0" "exit $status; last lines of the log:" "$(tail -n 20 run.log)"; fi
 r=run/results
-expected="$r/index/screen.sbf $r/sbf_summary.tsv"
+expected="$r/index/screen.sbf $r/index/screen.sbf.checksum $r/sbf_summary.tsv"
 for s in S1 S2 S3; do
   expected+=" $r/clean/${s}_R1.fastq.gz $r/clean/${s}_R2.fastq.gz $r/logs/filter/$s.log $r/logs/classify/$s.log"
   for step in filter classify; do expected+=" $r/$step/$s.summary.tsv $r/$step/$s.summary.json"; done
 done
 missing=
 for f in $expected; do [ -s "$f" ] || missing+=" $f"; done
-check "every expected output exists and is not empty (21 files)${missing:+; missing:$missing}" test -z "$missing"
+check "every expected output exists and is not empty (22 files)${missing:+; missing:$missing}" test -z "$missing"
 check "sbf build ran once, on the three references" test "$(grep -c '^rule sbf_build:' run.log)" -eq 1 -a \
-  "$("$SBF" info "$r/index/screen.sbf" 2> /dev/null | awk '$1 ~ /^(human|ecoli|lambda)$/ && $NF ~ /_slice|lambda/' | wc -l)" -eq 3
+  "$("$SBF" info "$r/index/screen.sbf" 2> /dev/null | awk '/^masked$/ { exit } $1 ~ /^(human|ecoli|lambda)$/ && $NF ~ /_slice|lambda/' | wc -l)" -eq 3
+check "... the human target masked by the config's mask, the others not" \
+  sh -c "'$SBF' info --json '$r/index/screen.sbf' | sed '/long_read_layer/,\$d' | grep -q '\"name\": \"human\", .*\"masks\": \[\"$data/saureus_slice.fa.gz\"\]' &&
+         [ \$('$SBF' info --json '$r/index/screen.sbf' | sed '/long_read_layer/,\$d' | grep -c '\"masks\": \[\]') -eq 2 ]"
+check "... its checksum manifest is what sbf info --check prints for it" \
+  sh -c "[ -s '$r/index/screen.sbf.checksum' ] &&
+         [ \"\$('$SBF' info --check '$r/index/screen.sbf' | cut -d' ' -f1)\" = \"\$(cut -d' ' -f1 '$r/index/screen.sbf.checksum')\" ]"
 
 # the JSON's count in or out: json_count FILE in|out
 json_count() { sed -n "s/.*\"$2\": {\"[a-z]*\": \([0-9]*\),.*/\1/p" "$1"; }
@@ -150,7 +158,7 @@ check "a second run: exit 0, nothing to be done" grep -q "Nothing to be done" re
 cp "$r/index/screen.sbf" given.sbf && mkdir given
 printf 'sample\tr1\tr2\tbam\n# a comment\nS1\t%s\t%s\t\nS2\t%s\t%s\t\nS3\t\t\t%s\n' reads/S1_1.fq.gz reads/S1_2.fq.gz \
   reads/S2_1.fq reads/S2_2.fq reads/S3.bam > given/sheet.tsv
-sed -e '/^references:/,/^  lambda:/d' -e '/^samples:/,/^  S3:/d' -e 's/^steps:.*/steps: classify/' -e 's/^gpus:.*/gpus: 0/' \
+sed -e '/^references:/,/^  lambda:/d' -e '/^masks:/,/^  human:/d' -e '/^samples:/,/^  S3:/d' -e 's/^steps:.*/steps: classify/' -e 's/^gpus:.*/gpus: 0/' \
   -e 's/^multiqc:.*/multiqc: false/' config.yaml > given.yaml && printf 'index: %s\nsample_sheet: sheet.tsv\n' "$work/given.sbf" >> given.yaml
 ln -s ../reads given/reads # the sheet's relative paths are relative to --directory
 snakemake --cores 2 -p -s "$snakefile" --configfile given.yaml --directory given > given.log 2>&1
