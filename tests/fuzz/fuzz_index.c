@@ -47,6 +47,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             for (int t = 0; t < n; ++t)
                 if (hits[i * n + t] > kmers[i])
                     abort();
+        /* the long-read layer, when the file has one: the same targets, queried the same way */
+        const sbf_index_t *ly = sbf_index_long_layer(idx);
+        if (ly) {
+            if (sbf_index_n_targets(ly) != n)
+                abort();
+            for (int t = 0; t < n; ++t) {
+                sbf_target_info_t ti;
+                double chance;
+                if (sbf_index_target(ly, t, &ti) != SBF_OK || !ti.name || sbf_index_target_chance(ly, t, &chance) != SBF_OK ||
+                    !(chance >= 0 && chance <= 1))
+                    abort();
+            }
+            if (sbf_query(ly, 2, seqs, lens, kmers, hits, 1) != SBF_OK)
+                abort();
+            for (int i = 0; i < 2; ++i)
+                for (int t = 0; t < n; ++t)
+                    if (hits[i * n + t] > kmers[i])
+                        abort();
+        }
         free(hits);
         sbf_index_destroy(idx);
     } else if (!*sbf_last_error()) {
