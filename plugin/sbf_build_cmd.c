@@ -305,8 +305,9 @@ int main_build(int argc, char **argv)
                 fputc('\n', stderr);
             }
         }
-        fprintf(stderr, "sbf build: done in %.2f s\n",
-                (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
+        fprintf(stderr, "sbf build: done in %.2f s; %s has checksum %016llx (sbf info --check)\n",
+                (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec), out,
+                (unsigned long long)sbf_index_checksum(idx));
     }
     sbf_index_destroy(idx);
     status = 0;

@@ -149,6 +149,9 @@ check_error "info of a corrupted index" 1 "sbf info: flip.sbf: corrupt filter of
 run "info --check" 0 "$SBF" info --check idx.sbf &&
   if [ "$(cat out)" = "$("$SBF" info --json idx.sbf | sed -n 's/^  "checksum": "\([0-9a-f]*\)",$/\1/p')  idx.sbf" ]; then
     ok "info --check: one line, the checksum info --json gives, then the file"; else not_ok "info --check: one line, the checksum" "$(cat out)"; fi
+"$SBF" build "${P[@]}" --progress -o prog.sbf phage_a.fa B=phage_b.fa 2> prog.err
+check "build --progress: the last line gives the index's checksum, as info --check does" \
+  sh -c "tail -n 1 prog.err | grep -q \"; prog.sbf has checksum \$('$SBF' info --check prog.sbf | cut -d' ' -f1) (sbf info --check)\$\""
 check "... the same checksum in the text form, and for a copy of the file" \
   sh -c "cp idx.sbf copy.sbf && [ \"\$('$SBF' info --check copy.sbf | cut -d' ' -f1)\" = \"\$(cut -d' ' -f1 out)\" ] &&
          '$SBF' info idx.sbf | grep -qx \"checksum    \$(cut -d' ' -f1 out)\""
