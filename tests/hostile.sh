@@ -315,14 +315,15 @@ sig_case() {
   before=$(listing)
   env --default-signal="$2" "$SBF" classify -x idx.sbf -K 1K -o sig.bam --summary sig.tsv many_1.fq many_2.fq < /dev/null > stdout 2> stderr &
   pid=$!
-  while ! compgen -G 'sig.bam.tmp.*' > /dev/null && [ $tries -lt 200 ]; do sleep 0.02; tries=$((tries + 1)); done
+  # up to 30 s: a sanitized build on a loaded CI machine starts slowly
+  while ! compgen -G 'sig.bam.tmp.*' > /dev/null && [ $tries -lt 1500 ]; do sleep 0.02; tries=$((tries + 1)); done
   kill -"$2" $pid 2> /dev/null
   wait $pid
   got=$?
   unswitch
   new=$(strays "$before")
   if [ "$got" -ne "$3" ]; then not_ok "$1" "exit status $got, expected $3" "stderr: $(head -n 1 stderr)"
-  elif [ $tries -ge 200 ]; then not_ok "$1" "the temporary BAM never appeared"
+  elif [ $tries -ge 1500 ]; then not_ok "$1" "the temporary BAM never appeared"
   elif [ -s stderr ]; then not_ok "$1" "stderr: '$(head -n 1 stderr)'" "wanted nothing"
   elif [ -s stdout ]; then not_ok "$1" "stdout is not empty"
   elif [ -n "$(left 'sig.bam sig.tsv')" ]; then not_ok "$1" "left behind: $(left 'sig.bam sig.tsv')"
@@ -362,9 +363,12 @@ expect "10x the input (2,000,000 pairs, -K 64K): every record written" 0 "$(summ
   '[ "$(samtools view -c l10.bam)" -eq 4000000 ] && cp stderr l10.err' \
   "$SBF" classify -x idx.sbf -K 64K --gpu none --stats -o l10.bam load_1.fq load_2.fq
 r1=$(peak l1.err 2> /dev/null) r10=$(peak l10.err 2> /dev/null)
-if [ -n "$r1" ] && [ -n "$r10" ] && awk -v a="$r1" -v b="$r10" 'BEGIN { exit !(b <= a + 8) }'; then
+# 8 MiB of slack; 32 under AddressSanitizer (scripts/sanitize.sh sets ASAN_OPTIONS), whose
+# quarantine of freed memory grows with the allocations of a longer run
+slack=8; [ -n "${ASAN_OPTIONS:-}" ] && slack=32
+if [ -n "$r1" ] && [ -n "$r10" ] && awk -v a="$r1" -v b="$r10" -v s="$slack" 'BEGIN { exit !(b <= a + s) }'; then
   ok "... peak RSS flat: $r10 MiB against $r1 MiB"
-else not_ok "... peak RSS flat" "1x: $r1 MiB, 10x: $r10 MiB"; fi
+else not_ok "... peak RSS flat" "1x: $r1 MiB, 10x: $r10 MiB (slack $slack MiB)"; fi
 rm -f load_1.fq load_2.fq l1.bam l10.bam
 
 # ---- no GPU, or not enough GPU memory: the CPU engine with a notice ----------------------------------
