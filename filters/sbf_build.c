@@ -105,6 +105,21 @@ static void *build_worker(void *arg)
     return NULL;
 }
 
+int sbf_run_threads(int threads, void *(*work)(void *), void *arg)
+{
+    pthread_t *tid = calloc((size_t)(threads > 1 ? threads : 1), sizeof *tid);
+    if (!tid)
+        return SBF_E_NOMEM;
+    int started = 0;
+    while (started < threads - 1 && pthread_create(&tid[started], NULL, work, arg) == 0)
+        ++started;
+    work(arg);
+    for (int i = 0; i < started; ++i)
+        pthread_join(tid[i], NULL);
+    free(tid);
+    return SBF_OK;
+}
+
 int sbf_build_target(const sbf_index_t *idx, sbf_target_t *t, const uint8_t *codes, uint64_t len,
                      int threads)
 {
@@ -118,18 +133,8 @@ int sbf_build_target(const sbf_index_t *idx, sbf_target_t *t, const uint8_t *cod
         threads = job.n_chunks ? (int)job.n_chunks : 1;
     job.atomic = threads > 1;
 
-    pthread_t *tid = calloc((size_t)threads, sizeof *tid);
-    if (!tid)
+    if (sbf_run_threads(threads, build_worker, &job) != SBF_OK)
         return sbf_error(SBF_E_NOMEM, "out of memory starting build threads");
-    /* A thread that fails to start is not an error: the chunks are shared out dynamically, so
-     * fewer threads (down to the calling one alone) still build the whole filter. */
-    int started = 0;
-    while (started < threads - 1 && pthread_create(&tid[started], NULL, build_worker, &job) == 0)
-        ++started;
-    build_worker(&job);
-    for (int i = 0; i < started; ++i)
-        pthread_join(tid[i], NULL);
-    free(tid);
     if (job.status != SBF_OK)
         return sbf_error(job.status, "out of memory in a build thread");
     sbf_target_stats(idx, t);

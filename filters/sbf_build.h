@@ -25,6 +25,12 @@ int sbf_seqbuf_append(sbf_seqbuf_t *b, const uint8_t code[256], const uint8_t *s
  * appends). */
 uint64_t sbf_seqbuf_kmers(const sbf_seqbuf_t *b, int k);
 
+/* work(arg) on up to `threads` threads, the calling one included, then waits for them all. The
+ * work shares itself out (chunks taken from a counter atomically), so a thread that cannot be
+ * started is no error: fewer threads, down to the caller alone, do all of it. SBF_OK, or
+ * SBF_E_NOMEM (nothing was run; the caller says so). */
+int sbf_run_threads(int threads, void *(*work)(void *), void *arg);
+
 /* Insert every valid k-mer of codes[0..len) into target t with `threads` threads (>= 1).
  * The result does not depend on the thread count: bits are only ever ORed. Then computes the
  * target's fill and predicted false-positive rate. */

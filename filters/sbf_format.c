@@ -72,6 +72,13 @@ static void wb_str(wbuf_t *w, const char *s)
     wb_put(w, s, n);
 }
 
+static void wb_strings(wbuf_t *w, char *const *list, int n)
+{
+    wb_u32(w, (uint32_t)n);
+    for (int i = 0; i < n; ++i)
+        wb_str(w, list[i]);
+}
+
 typedef struct {
     const uint8_t *p, *end;
     int failed;
@@ -120,6 +127,25 @@ static char *rb_str(rbuf_t *r)
     return s;
 }
 
+/* A counted list of strings (a target's sources, or its masks) into *list / *n: SBF_OK,
+ * SBF_E_FORMAT (r->failed is then set) or SBF_E_NOMEM. *n counts the strings read so far, so
+ * that the target's release frees them whatever happens. */
+static int rb_strings(rbuf_t *r, char ***list, int *n)
+{
+    uint32_t count = rb_u32(r);
+    if (count > MAX_TARGETS * 16u)
+        r->failed = 1;   /* the caller's check of r->failed names the target */
+    if (r->failed)
+        return SBF_E_FORMAT;
+    if (count && !(*list = calloc(count, sizeof **list)))
+        return SBF_E_NOMEM;
+    for (uint32_t j = 0; j < count && !r->failed; ++j) {
+        (*list)[j] = rb_str(r);
+        *n = (int)j + 1;
+    }
+    return r->failed ? SBF_E_FORMAT : SBF_OK;
+}
+
 /* ---- writing ---- */
 
 static int write_all(int fd, const void *data, size_t n, const char *path)
@@ -144,9 +170,7 @@ static int build_metadata(sbf_index_t *idx, uint64_t data_offset, wbuf_t *w, uin
     for (int r = 0; r < idx->n_targets; ++r) {
         const sbf_target_t *t = &idx->targets[r];
         wb_str(w, t->name);
-        wb_u32(w, (uint32_t)t->n_sources);
-        for (int i = 0; i < t->n_sources; ++i)
-            wb_str(w, t->sources[i]);
+        wb_strings(w, t->sources, t->n_sources);
         wb_u64(w, t->bases);
         wb_u64(w, t->kmers);
         wb_u64(w, t->n_shards);
@@ -156,9 +180,7 @@ static int build_metadata(sbf_index_t *idx, uint64_t data_offset, wbuf_t *w, uin
         wb_u32(w, (uint32_t)t->panel);
         wb_u32(w, t->col0);
         wb_u32(w, t->cols);
-        wb_u32(w, (uint32_t)t->n_masks);
-        for (int i = 0; i < t->n_masks; ++i)
-            wb_str(w, t->masks[i]);
+        wb_strings(w, t->masks, t->n_masks);
         wb_u64(w, t->masked);
         wb_f64(w, t->chance);
     }
@@ -359,15 +381,8 @@ static int parse_meta(sbf_index_t *idx, const uint8_t *meta, uint64_t meta_bytes
         sbf_target_t *t = &idx->targets[i];
         idx->n_targets = (int)i + 1;   /* so that sbf_idx_free releases what this one holds */
         t->name = rb_str(&r);
-        uint32_t n_sources = rb_u32(&r);
-        if (r.failed || n_sources > MAX_TARGETS * 16u)
-            return sbf_error(SBF_E_FORMAT, "%s: corrupt metadata of target %u", path, i + 1);
-        if (n_sources && !(t->sources = calloc(n_sources, sizeof *t->sources)))
+        if (rb_strings(&r, &t->sources, &t->n_sources) == SBF_E_NOMEM)
             return sbf_error(SBF_E_NOMEM, "out of memory loading %s", path);
-        for (uint32_t j = 0; j < n_sources && !r.failed; ++j) {
-            t->sources[j] = rb_str(&r);
-            t->n_sources = (int)j + 1;
-        }
         t->bases = rb_u64(&r);
         t->kmers = rb_u64(&r);
         t->n_shards = rb_u64(&r);
@@ -396,15 +411,8 @@ static int parse_meta(sbf_index_t *idx, const uint8_t *meta, uint64_t meta_bytes
             t->panel = (int)panel;
         }
         if (version >= 4) {   /* the masks left out of it */
-            uint32_t n_masks = rb_u32(&r);
-            if (r.failed || n_masks > MAX_TARGETS * 16u)
-                return sbf_error(SBF_E_FORMAT, "%s: corrupt metadata of target %u", path, i + 1);
-            if (n_masks && !(t->masks = calloc(n_masks, sizeof *t->masks)))
+            if (rb_strings(&r, &t->masks, &t->n_masks) == SBF_E_NOMEM)
                 return sbf_error(SBF_E_NOMEM, "out of memory loading %s", path);
-            for (uint32_t j = 0; j < n_masks && !r.failed; ++j) {
-                t->masks[j] = rb_str(&r);
-                t->n_masks = (int)j + 1;
-            }
             t->masked = rb_u64(&r);
             t->chance = rb_f64(&r);
             if (r.failed || !(t->chance >= 0 && t->chance <= 1))

@@ -1,5 +1,4 @@
 /* sbf_mask.c -- k-mers of other sequences left out of a target (see sbf_mask.h). */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -138,19 +137,10 @@ int sbf_mask_apply(const sbf_index_t *mask, int k_given, unsigned dust_min, cons
         threads = 1;
     if ((uint64_t)threads > job.n_chunks)
         threads = (int)job.n_chunks;
-    pthread_t *tid = calloc((size_t)threads, sizeof *tid);
-    if (!tid) {
+    if (sbf_run_threads(threads, mask_worker, &job) != SBF_OK) {
         free(job.held);
         return sbf_error(SBF_E_NOMEM, "out of memory starting mask threads");
     }
-    /* chunks are shared out dynamically: fewer threads (down to this one) still do them all */
-    int started = 0;
-    while (started < threads - 1 && pthread_create(&tid[started], NULL, mask_worker, &job) == 0)
-        ++started;
-    mask_worker(&job);
-    for (int i = 0; i < started; ++i)
-        pthread_join(tid[i], NULL);
-    free(tid);
     int rc = job.status == SBF_OK ? SBF_OK : sbf_error(job.status, "out of memory in a mask thread");
 
     /* each maximal stretch of kept k-mers [first, p) becomes one record of bases

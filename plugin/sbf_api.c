@@ -485,10 +485,15 @@ SBF_EXPORT void sbf_index_params(const sbf_index_t *idx, sbf_opt_t *opt)
 
 SBF_EXPORT int sbf_index_n_targets(const sbf_index_t *idx) { return idx->n_targets; }
 
+static int no_such_target(const sbf_index_t *idx, int t)
+{
+    return sbf_error(SBF_E_PARAM, "no target number %d (the index has %d)", t, idx->n_targets);
+}
+
 SBF_EXPORT int sbf_index_target(const sbf_index_t *idx, int t, sbf_target_info_t *info)
 {
     if (t < 0 || t >= idx->n_targets)
-        return sbf_error(SBF_E_PARAM, "no target number %d (the index has %d)", t, idx->n_targets);
+        return no_such_target(idx, t);
     const sbf_target_t *x = &idx->targets[t];
     info->name = x->name;
     info->n_sources = x->n_sources;
@@ -504,7 +509,7 @@ SBF_EXPORT int sbf_index_target(const sbf_index_t *idx, int t, sbf_target_info_t
 SBF_EXPORT int sbf_index_target_chance(const sbf_index_t *idx, int t, double *chance)
 {
     if (t < 0 || t >= idx->n_targets)
-        return sbf_error(SBF_E_PARAM, "no target number %d (the index has %d)", t, idx->n_targets);
+        return no_such_target(idx, t);
     *chance = idx->targets[t].chance;
     return SBF_OK;
 }
@@ -517,7 +522,7 @@ SBF_EXPORT int sbf_index_target_masks(const sbf_index_t *idx, int t, int *n_mask
                                       uint64_t *masked)
 {
     if (t < 0 || t >= idx->n_targets)
-        return sbf_error(SBF_E_PARAM, "no target number %d (the index has %d)", t, idx->n_targets);
+        return no_such_target(idx, t);
     const sbf_target_t *x = &idx->targets[t];
     if (n_masks)
         *n_masks = x->n_masks;
@@ -531,7 +536,7 @@ SBF_EXPORT int sbf_index_target_masks(const sbf_index_t *idx, int t, int *n_mask
 SBF_EXPORT int sbf_index_target_panel(const sbf_index_t *idx, int t, int *panel, int *columns, int *panel_columns)
 {
     if (t < 0 || t >= idx->n_targets)
-        return sbf_error(SBF_E_PARAM, "no target number %d (the index has %d)", t, idx->n_targets);
+        return no_such_target(idx, t);
     const sbf_target_t *x = &idx->targets[t];
     if (panel)
         *panel = x->panel + 1;
