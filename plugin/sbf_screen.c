@@ -290,7 +290,7 @@ static int commit_outputs(run_t *r)
         }
     }
     if (r->json.fp) {
-        summary_write_json(&s->sum, r->json.fp);
+        summary_write_json(&s->sum, o->json, r->json.fp);
         if (fflush(r->json.fp) != 0 || ferror(r->json.fp)) {
             cli_error(o->cmd, "%s: write failed: %s", o->json, strerror(errno));
             return -1;

@@ -44,9 +44,9 @@ void summary_write_tsv(const screen_summary_t *s, FILE *fp)
     }
 }
 
-static void json_string(FILE *fp, const char *v)
+/* V's characters as in a JSON string, without the quotes. */
+static void json_chars(FILE *fp, const char *v)
 {
-    fputc('"', fp);
     for (const unsigned char *p = (const unsigned char *)v; *p; ++p) {
         if (*p == '"' || *p == '\\')
             fprintf(fp, "\\%c", *p);
@@ -55,10 +55,83 @@ static void json_string(FILE *fp, const char *v)
         else
             fputc(*p, fp);
     }
+}
+
+static void json_string(FILE *fp, const char *v)
+{
+    fputc('"', fp);
+    json_chars(fp, v);
     fputc('"', fp);
 }
 
-void summary_write_json(const screen_summary_t *s, FILE *fp)
+/* The sample a JSON summary at PATH reports: its file name less ".json", then "_mqc" (MultiQC's
+ * custom-content suffix), then ".summary" or "_summary"; "sbf" for standard output. */
+static void json_sample(const char *path, char *buf, size_t size)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    if (!strcmp(path, "-") || !*base)
+        base = "sbf";
+    snprintf(buf, size, "%s", base);
+    const char *suffixes[] = {".json", "_mqc", ".summary", "_summary"};
+    for (size_t i = 0; i < sizeof suffixes / sizeof *suffixes; ++i) {
+        size_t n = strlen(buf), m = strlen(suffixes[i]);
+        if (n > m && !strcmp(buf + n - m, suffixes[i]))
+            buf[n - m] = '\0';
+    }
+}
+
+/* MultiQC's custom content (its id, section, table settings and one row, "data"): what a
+ * submission's reviewer checks. Every value is a string or a number: MultiQC shows them as is. */
+static void json_multiqc(const screen_summary_t *s, const char *path, FILE *fp)
+{
+    char sample[256], rule[256];
+    json_sample(path, sample, sizeof sample);
+    sbf_classify_opt_describe(s->rule, rule, sizeof rule);
+    fprintf(fp, "  \"id\": \"sbf_provenance\",\n  \"section_name\": \"sbf: index and provenance\",\n"
+            "  \"description\": \"What each sample was screened against: the index files, their checksums "
+            "(sbf info --check), the targets with their masks, the scoring rule, and the %s in, out and "
+            "removed.\",\n  \"plot_type\": \"table\",\n"
+            "  \"pconfig\": {\"id\": \"sbf_provenance_table\", \"title\": \"sbf: provenance\", "
+            "\"col1_header\": \"Sample\"},\n  \"data\": {", s->unit);
+    json_string(fp, sample);
+    fprintf(fp, ": {\"command\": \"sbf %s\", \"index\": \"", s->cmd);
+    for (int i = 0; i < s->n_indexes; ++i) {
+        fputs(i ? ", " : "", fp);
+        json_chars(fp, s->index_paths[i]);
+    }
+    fprintf(fp, "\", \"checksum\": \"");
+    for (int i = 0; i < s->n_indexes && s->indexes; ++i)
+        fprintf(fp, "%s%016llx", i ? ", " : "", (unsigned long long)sbf_index_checksum(s->indexes[i]));
+    fprintf(fp, "\", \"targets\": \"");
+    for (int i = 0, first = 1; i < s->n_indexes && s->indexes; ++i)
+        for (int t = 0; t < sbf_index_n_targets(s->indexes[i]); ++t) {
+            sbf_target_info_t ti;
+            int n_masks = 0;
+            const char *const *masks = NULL;
+            uint64_t masked = 0;
+            if (sbf_index_target(s->indexes[i], t, &ti) != SBF_OK ||
+                sbf_index_target_masks(s->indexes[i], t, &n_masks, &masks, &masked) != SBF_OK)
+                continue;
+            fprintf(fp, "%s", first ? "" : "; ");
+            first = 0;
+            json_chars(fp, ti.name);
+            if (n_masks)
+                fprintf(fp, " (%d mask%s, %llu k-mers left out)", n_masks, n_masks > 1 ? "s" : "",
+                        (unsigned long long)masked);
+        }
+    fprintf(fp, "\", \"scoring\": ");
+    json_string(fp, rule);
+    fprintf(fp, ", \"renamed\": \"%s\", \"%s in\": %llu", s->renamed ? "yes" : "no", s->unit,
+            (unsigned long long)s->frags);
+    if (!strcmp(s->mode, "filter"))
+        fprintf(fp, ", \"%s out\": %llu, \"%s removed\": %llu, \"removed %%\": %.4f", s->unit,
+                (unsigned long long)s->frags_out, s->unit, (unsigned long long)(s->frags - s->frags_out),
+                100 * rate(s->frags - s->frags_out, s->frags));
+    fprintf(fp, "}},\n");
+}
+
+void summary_write_json(const screen_summary_t *s, const char *path, FILE *fp)
 {
     fprintf(fp, "{\n  \"program\": \"sbf %s\",\n  \"mode\": ", s->cmd);
     json_string(fp, s->mode);
@@ -150,7 +223,9 @@ void summary_write_json(const screen_summary_t *s, FILE *fp)
             fprintf(fp, ", \"chimeric\": %llu", (unsigned long long)s->chimeric);
         fprintf(fp, "}%s\n", c + 1 < s->n_targets + 2 ? "," : "");
     }
-    fprintf(fp, "  ],\n  \"seconds\": %.3f,\n  \"reads_per_second\": %.0f\n}\n", s->seconds,
+    fprintf(fp, "  ],\n");
+    json_multiqc(s, path, fp);
+    fprintf(fp, "  \"seconds\": %.3f,\n  \"reads_per_second\": %.0f\n}\n", s->seconds,
             s->seconds > 0 ? (double)s->reads_in / s->seconds : 0.0);
 }
 

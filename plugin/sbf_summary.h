@@ -58,7 +58,11 @@ void summary_free(screen_summary_t *s);
 
 /* Write the TSV or the JSON to fp (the caller checks the stream and commits the file). */
 void summary_write_tsv(const screen_summary_t *s, FILE *fp);
-void summary_write_json(const screen_summary_t *s, FILE *fp);
+/* The JSON summary. It is also a MultiQC custom-content table (keys id, section_name,
+ * plot_type, pconfig, data; doc/multiqc.md): named *_mqc.json, or found through
+ * workflows/multiqc/multiqc_config.yaml, it shows one row of provenance per sample, the sample
+ * named after PATH (its file name less .json, _mqc and .summary). */
+void summary_write_json(const screen_summary_t *s, const char *path, FILE *fp);
 void summary_print(const screen_summary_t *s, FILE *fp);
 /* A self-contained HTML page (inline SVG, no scripts, no network): reads per category, the
  * calibrated-score distribution per target with the run's threshold, the run's parameters. */

@@ -84,6 +84,33 @@ check "... the section is called sbf" grep -q '<h2 id="sbf"' report2/multiqc_rep
 check "... multiqc_biobloomtools_sbf.txt holds the same numbers" \
   cmp -s report2/multiqc_data/multiqc_biobloomtools_sbf.txt $d/multiqc_biobloomtools.txt
 
+# ---- provenance: the JSON summary is custom content (doc/multiqc.md) -------------------------------
+# prov/S2_mqc.json: MultiQC takes it without configuration; summaries/S1.summary.json (the
+# workflow's name) only with the config. Both rows must carry what sbf info --check says.
+"$SBF" build -o masked.sbf human="$data/human_slice.fa.gz" ecoli="$data/ecoli_slice.fa.gz" --mask human="$data/lambda.fa.gz" 2> build2.err ||
+  { echo "Bail out! sbf build --mask failed: $(cat build2.err)"; exit 1; }
+mkdir prov
+"$SBF" filter -x masked.sbf --remove human --rename -o /dev/null --json prov/S2_mqc.json S2_1.fq S2_2.fq 2> /dev/null ||
+  { echo "Bail out! sbf filter --json failed"; exit 1; }
+sum_masked=$("$SBF" info --check masked.sbf 2> /dev/null | cut -d' ' -f1)
+sum_idx=$("$SBF" info --check idx.sbf 2> /dev/null | cut -d' ' -f1)
+col() { # FILE SAMPLE COLUMN: MultiQC's value
+  awk -F '\t' -v s="$2" -v c="$3" 'NR == 1 { for (i = 1; i <= NF; ++i) if ($i == c) k = i; next } $1 == s && k { print $k }' "$1"; }
+multiqc -f -o report4 prov > multiqc4.log 2>&1
+check "multiqc prov/ (S2_mqc.json, no config): exit 0" test $? -eq 0 || sed 's/^/#   /' multiqc4.log | tail -n 20
+t=report4/multiqc_data/multiqc_sbf_provenance_table.txt
+check "... custom content sbf_provenance found 1 sample" grep -q "sbf_provenance: Found 1 samples" multiqc4.log
+check "... S2: the checksum sbf info --check prints ($sum_masked)" test "$(col $t S2 checksum)" = "$sum_masked" -a -n "$sum_masked"
+check "... S2: the index, the command, --rename" test "$(col $t S2 index)|$(col $t S2 command)|$(col $t S2 renamed)" = "masked.sbf|sbf filter|yes"
+check "... S2: the target human with its mask" bash -c "grep -q 'human (1 mask, [0-9]* k-mers left out); ecoli' $t"
+check "... S2: pairs in 125, removed = in - out = the JSON's" test "$(col $t S2 'pairs in')" = 125 -a \
+  "$(col $t S2 'pairs removed')" = "$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["in"]["pairs"] - j["out"]["pairs"])' prov/S2_mqc.json)"
+check "... S2: the scoring rule" bash -c "grep -q 'score >= 3' $t"
+multiqc -f -c "$mqc_config" -o report5 summaries > multiqc5.log 2>&1
+check "with the config, summaries/S1.summary.json is found: S1 classify against idx.sbf ($sum_idx)" \
+  test "$(col report5/multiqc_data/multiqc_sbf_provenance_table.txt S1 command)|$(col report5/multiqc_data/multiqc_sbf_provenance_table.txt S1 checksum)" = "sbf classify|$sum_idx"
+check "... and the report has the provenance section" grep -q 'sbf: index and provenance' report5/multiqc_report.html
+
 # ---- what MultiQC keys on: the first line --------------------------------------------------------
 mkdir other && tail -n +2 summaries/S1.summary.tsv > other/S5.summary.tsv && cp summaries/S1.summary.tsv other/S6.data
 multiqc -f -o report3 other > multiqc3.log 2>&1

@@ -176,6 +176,13 @@ if [ $have_multiqc = 1 ]; then
   want=$(for s in S1 S2 S3; do echo "$s $(tsv_hits $r/classify/$s.summary.tsv human) $(tsv_hits $r/classify/$s.summary.tsv noMatch)"; done)
   check "multiqc: the report's data lists S1 S2 S3 with their human and noMatch counts" \
     test -s $r/multiqc/multiqc_report.html -a "$(awk -F '\t' 'NR == 1 { for (i = 2; i <= NF; ++i) c[$i] = i; next } { print $1, $c["human"], $c["noMatch"] }' $m 2> /dev/null | sort)" = "$want"
+  p=$r/multiqc/multiqc_data/multiqc_sbf_provenance_table.txt
+  sum=$(cut -d' ' -f1 $r/index/screen.sbf.checksum 2> /dev/null)
+  check "multiqc: the provenance table has S1 S2 S3 from sbf filter, each with the manifest's checksum ($sum), the masked human target and the pairs removed" \
+    test -n "$sum" -a "$(awk -F '\t' -v s="$sum" 'NR == 1 { for (i = 2; i <= NF; ++i) c[$i] = i; next }
+      $c["checksum"] == s && $c["targets"] ~ /^human \(1 mask, [0-9]+ k-mers left out\)/ && $c["command"] == "sbf filter" {
+        print $1, $c["pairs removed"] + $c["fragments removed"] }' $p 2> /dev/null | sort | tr '\n' ' ')" = \
+      "$(for s in S1 S2 S3; do printf '%s %s ' $s $(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); u=j["unit"]; print(j["in"][u] - j["out"][u])' $r/filter/$s.summary.json); done)"
 else
   ok "multiqc report of the workflow # SKIP multiqc not installed"
 fi
