@@ -13,6 +13,7 @@
 #        SHARED_DATA [<repo>/../shared/data]  where 'shared:' paths of a targets file point
 #        SKIP_BBDUK=1, SKIP_KRAKEN2=1  leave BBDuk or Kraken2 out
 #        THREADS [2]          threads of minimap2, BBDuk, Kraken2 and sbf build (not of classify)
+#        PREP_ONLY=1          stop once the sets are in $REAL_DIR/sets (bench/host.sh uses them)
 #
 # Sets: bench/real/sets.tsv (REAL reads from Debian *-examples packages and from small files
 # in bench/real/data/, see bench/real/README.md; one synthetic low-complexity check, labelled).
@@ -179,6 +180,7 @@ for s in "${snames[@]}"; do
     [ -s sets/$s.fq.tmp ] || die "set $s: no reads"
     mv sets/$s.fq.tmp sets/$s.fq
 done
+if [ -n "${PREP_ONLY:-}" ]; then log "sets ready in $REAL_DIR/sets (PREP_ONLY)"; exit 0; fi
 
 # ---------------------------------------------------------------- target sets
 # targets/<tset>/NAME.fa: every contig renamed NAME__<contig>, so that a contig tells its target.
