@@ -39,9 +39,9 @@ extern "C" {
 #endif
 
 #define SBF_VERSION_MAJOR 0
-#define SBF_VERSION_MINOR 7
+#define SBF_VERSION_MINOR 8
 #define SBF_VERSION_PATCH 0
-#define SBF_VERSION "0.7.0"
+#define SBF_VERSION "0.8.0"
 
 #if defined(__GNUC__)
 #define SBF_EXPORT __attribute__((visibility("default")))
@@ -127,6 +127,15 @@ SBF_EXPORT int sbf_builder_add_mask(sbf_builder_t *b, int target, const char *pa
  * none. SBF_E_PARAM unless 0 or 7 <= k < the index's k. */
 #define SBF_LONG_LAYER_K 21
 SBF_EXPORT int sbf_builder_long_layer(sbf_builder_t *b, int k) SBF_RESULT_USED;
+/* Leave out of every target of the index (not of its long-read layer, which has its own) each
+ * k-mer whose low complexity reaches min: DUST's measure, over the k-mer's k-2 trinucleotides
+ * the pairs of equal ones (a random 31-mer scores about 6, an A-rich stretch with an error in
+ * it 100 or more). Each target records it as the mask "(low complexity: DUST >= min)". 0 keeps every k-mer.
+ * Default: SBF_DEFAULT_DUST. With a human host, AT-rich near-repeats it shares with AT-rich
+ * microbes (P. falciparum) removed 0.33% of that microbe's read pairs; 50 leaves out 1.8% of
+ * chr20's 31-mers and those pairs (doc/decisions.md, "Low-complexity k-mers"). */
+#define SBF_DEFAULT_DUST 50u
+SBF_EXPORT int sbf_builder_dust(sbf_builder_t *b, unsigned min) SBF_RESULT_USED;
 /* Build every target's filter. Frees the builder whatever the outcome; on success *out owns
  * the index. Fails with SBF_E_PARAM if there is no target or a target has no valid k-mer. */
 SBF_EXPORT int sbf_builder_finish(sbf_builder_t *b, sbf_index_t **out) SBF_RESULT_USED;

@@ -2,6 +2,7 @@
  * saving and describing it, and thin wrappers over the query engine (sbf_engine.c: CPU threads,
  * GPU copies, the multi-GPU split), the filters in filters/ and the reader in bam/. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +41,7 @@ struct sbf_builder_s {
     pending_mask_t *masks;
     int n_masks;
     int layer_k;       /* k of the long-read layer, 0 for none */
+    unsigned dust_min; /* the index's k-mers of this DUST score or more are left out (0: none) */
 };
 
 SBF_EXPORT const char *sbf_version(void) { return SBF_VERSION; }
@@ -95,6 +97,7 @@ SBF_EXPORT int sbf_builder_init(const sbf_opt_t *opt, sbf_builder_t **out)
     b->opt = *opt;
     b->params = params_of(opt);
     b->layer_k = b->params.k > SBF_LAYER_K ? SBF_LAYER_K : 0;   /* the default: sbf_builder_long_layer() */
+    b->dust_min = SBF_DEFAULT_DUST;   /* sbf_builder_dust(): AT-rich near-repeats (doc/decisions.md) */
     *out = b;
     return SBF_OK;
 }
@@ -346,8 +349,11 @@ static int layer_build_target(const sbf_builder_t *b, layer_build_t *L, int r, c
             rc = sbf_target_add_mask(t, b->masks[j].path);
     if (rc == SBF_OK && L->adapters)
         rc = sbf_target_add_mask(t, "(sequencing adapters)");
-    if (rc == SBF_OK && L->dust_min)
-        rc = sbf_target_add_mask(t, "(low complexity)");
+    if (rc == SBF_OK && L->dust_min) {   /* the threshold named: the index says what it left out */
+        char label[64];
+        snprintf(label, sizeof label, "(low complexity: DUST >= %u)", L->dust_min);
+        rc = sbf_target_add_mask(t, label);
+    }
     if (rc != SBF_OK)
         return rc;
     /* a target of a wide panel is built in the plain layout, then copied into its columns */
@@ -402,7 +408,7 @@ SBF_EXPORT int sbf_builder_finish(sbf_builder_t *b, sbf_index_t **out)
 {
     *out = NULL;
     int rc = SBF_OK;
-    layer_build_t main = {b->params, b->opt.size_bytes ? 0.0 : b->opt.bits_per_kmer, 0, 0, 0, {0}, NULL, NULL, NULL};
+    layer_build_t main = {b->params, b->opt.size_bytes ? 0.0 : b->opt.bits_per_kmer, 0, b->dust_min, 0, {0}, NULL, NULL, NULL};
     layer_build_t lay = {{b->layer_k, b->layer_k - SBF_DEFAULT_K_MINUS_M, b->layer_k - SBF_DEFAULT_K_MINUS_M,
                           b->params.hashes, b->params.shard_bits},
                          SBF_LAYER_BITS_PER_KMER, SBF_LAYER_ADAPTERS, SBF_LAYER_DUST_MIN, SBF_LAYER_MEASURE_CHANCE, {0},
@@ -454,6 +460,12 @@ SBF_EXPORT int sbf_builder_long_layer(sbf_builder_t *b, int k)
         return sbf_error(SBF_E_PARAM, "the long-read layer's k must be %d to %d (below the index's k=%d), or none",
                          SBF_DEFAULT_K_MINUS_M + 1, b->params.k - 1, b->params.k);
     b->layer_k = k;
+    return SBF_OK;
+}
+
+SBF_EXPORT int sbf_builder_dust(sbf_builder_t *b, unsigned min)
+{
+    b->dust_min = min;
     return SBF_OK;
 }
 

@@ -35,6 +35,9 @@ void usage_build(FILE *fp)
             "      --long-layer K|none  the long-read layer: every target again with K-mers (8 bits per\n"
             "                           k-mer, adapters left out), screening fragments with a read\n"
             "                           of 1000+ bases; none: reads of every length use k [%d]\n"
+            "      --dust N             leave out of every target the k-mers of low complexity N or\n"
+            "                           more (DUST: pairs of equal trinucleotides; a random 31-mer\n"
+            "                           scores about 6, an A-rich stretch 100+); 0 keeps all [%u]\n"
             "      --mask [NAME=]FILE   leave out of target NAME (of every target without NAME=) each\n"
             "                           k-mer found in FILE: a host masked against microbes keeps\n"
             "                           their reads (repeat to add masks)\n"
@@ -43,7 +46,7 @@ void usage_build(FILE *fp)
             "      --progress           report each step on stderr (default when it is a terminal)\n"
             "  -h, --help               this help\n",
             o.k, SBF_LONG_READ_K, SBF_DEFAULT_K_MINUS_M, o.k, o.m, o.k - o.m, o.s, o.k - o.s, o.hashes, o.shard_bits, o.bits_per_kmer,
-            SBF_LONG_LAYER_K, o.threads);
+            SBF_LONG_LAYER_K, SBF_DEFAULT_DUST, o.threads);
 }
 
 /* "dir/MG1655-K12.fasta.gz" -> "MG1655-K12" */
@@ -80,7 +83,7 @@ int main_build(int argc, char **argv)
         {"size", required_argument, NULL, OPT_SIZE},  {"threads", required_argument, NULL, '@'},
         {"progress", no_argument, NULL, OPT_PROGRESS}, {"gpu", required_argument, NULL, OPT_GPU},
         {"preset", required_argument, NULL, OPT_PRESET}, {"mask", required_argument, NULL, OPT_MASK},
-        {"long-layer", required_argument, NULL, OPT_LONG_LAYER},
+        {"long-layer", required_argument, NULL, OPT_LONG_LAYER}, {"dust", required_argument, NULL, OPT_DUST},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     const char *cmd = "build", *out = NULL;
@@ -91,6 +94,7 @@ int main_build(int argc, char **argv)
     const char *preset = NULL;
     cli_seen_t seen = {{0}};
     int layer_k = -1;   /* --long-layer: -1 for the default */
+    int dust = -1;      /* --dust: -1 for the default */
     const char **mask_args = calloc((size_t)argc, sizeof *mask_args);   /* --mask repeats add up */
     int n_mask_args = 0;
     if (!mask_args) {
@@ -139,6 +143,7 @@ int main_build(int argc, char **argv)
             else
                 bad = cli_int(cmd, "--long-layer", optarg, 1, 32, &layer_k);
             break;
+        case OPT_DUST: bad = cli_int(cmd, "--dust", optarg, 0, 100000, &dust); break;
         case 'h': usage_build(stdout); free(mask_args); return 0;
         default: usage_build(stderr); goto early;
         }
@@ -183,6 +188,11 @@ int main_build(int argc, char **argv)
     }
     if (layer_k >= 0 && sbf_builder_long_layer(b, layer_k) != SBF_OK) {
         cli_error(cmd, "--long-layer %d: %s", layer_k, sbf_last_error());
+        sbf_builder_destroy(b);
+        goto early;
+    }
+    if (dust >= 0 && sbf_builder_dust(b, (unsigned)dust) != SBF_OK) {
+        cli_error(cmd, "--dust %d: %s", dust, sbf_last_error());
         sbf_builder_destroy(b);
         goto early;
     }

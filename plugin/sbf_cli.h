@@ -26,6 +26,7 @@ enum {
     OPT_PRESET,
     OPT_MASK,
     OPT_LONG_LAYER,
+    OPT_DUST,
     OPT_RENAME,
     OPT_CHECK,
     OPT_INTERLEAVED,

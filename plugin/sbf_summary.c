@@ -116,9 +116,19 @@ static void json_multiqc(const screen_summary_t *s, const char *path, FILE *fp)
             fprintf(fp, "%s", first ? "" : "; ");
             first = 0;
             json_chars(fp, ti.name);
+            for (int j = 0; j < n_masks; ++j) {   /* files by name; "(low complexity: ...)" bare */
+                const char *m = masks[j], *slash = strrchr(m, '/');
+                size_t len = strlen(m);
+                char bare[128];
+                if (m[0] == '(' && len > 2 && m[len - 1] == ')')
+                    snprintf(bare, sizeof bare, "%.*s", (int)(len - 2), m + 1);
+                else
+                    snprintf(bare, sizeof bare, "%s", slash ? slash + 1 : m);
+                fputs(j ? ", " : " (masks: ", fp);
+                json_chars(fp, bare);
+            }
             if (n_masks)
-                fprintf(fp, " (%d mask%s, %llu k-mers left out)", n_masks, n_masks > 1 ? "s" : "",
-                        (unsigned long long)masked);
+                fprintf(fp, "; %llu k-mers left out)", (unsigned long long)masked);
         }
     fprintf(fp, "\", \"scoring\": ");
     json_string(fp, rule);

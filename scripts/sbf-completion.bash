@@ -23,7 +23,7 @@ _sbf_options()
     build)
         _sbf_flags='--progress -h --help'
         _sbf_valued='-o --output -k --kmer -m --minimizer -s --smer -H --hashes --shard-bits
-            --bits-per-kmer --size --mask --long-layer -@ --threads --gpu --preset' ;;
+            --bits-per-kmer --size --mask --dust --long-layer -@ --threads --gpu --preset' ;;
     info)
         _sbf_flags='--json --check -h --help'
         _sbf_valued='' ;;

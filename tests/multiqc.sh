@@ -102,7 +102,7 @@ t=report4/multiqc_data/multiqc_sbf_provenance_table.txt
 check "... custom content sbf_provenance found 1 sample" grep -q "sbf_provenance: Found 1 samples" multiqc4.log
 check "... S2: the checksum sbf info --check prints ($sum_masked)" test "$(col $t S2 checksum)" = "$sum_masked" -a -n "$sum_masked"
 check "... S2: the index, the command, --rename" test "$(col $t S2 index)|$(col $t S2 command)|$(col $t S2 renamed)" = "masked.sbf|sbf filter|yes"
-check "... S2: the target human with its mask" bash -c "grep -q 'human (1 mask, [0-9]* k-mers left out); ecoli' $t"
+check "... S2: the target human with its masks" bash -c "grep -q 'human (masks: lambda.fa.gz, low complexity: DUST >= 50; [0-9]* k-mers left out); ecoli' $t"
 check "... S2: pairs in 125, removed = in - out = the JSON's" test "$(col $t S2 'pairs in')" = 125 -a \
   "$(col $t S2 'pairs removed')" = "$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["in"]["pairs"] - j["out"]["pairs"])' prov/S2_mqc.json)"
 check "... S2: the scoring rule" bash -c "grep -q 'score >= 3' $t"

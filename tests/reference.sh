@@ -3,7 +3,8 @@
 # (tests/reference_filter.c, written from doc/format.md and the comments of filters/sbf_kmer.h,
 # sharing no code with sbf): indexes of real genomes built by `sbf build` at the defaults and at
 # other parameter sets must hold, byte for byte, the filter arrays the reference computes, with
-# the header and metadata the format describes (version 4: each target's filter lies in columns
+# the header and metadata the format describes (k-mers of a DUST score of 50 or more left out,
+# the default, or of --dust N; version 4: each target's filter lies in columns
 # of a panel; the panels must be those the rule of doc/format.md "Panels" forms, and every panel's
 # whole array, unused columns zero, must equal the reference's); the long-read layer the same
 # way (k 21, 8 bits per k-mer, the adapters listed in filters/sbf_adapters.c left out, counted
@@ -57,13 +58,13 @@ if [ "$(grep -c '^>' adapters.fa)" -lt 15 ]; then echo "Bail out! cannot read th
 awk 'NR > 1 { s = s $0 } END { print ">lambda_with_adapter"; print substr(s, 1, 5000) "GGTTGTTTCTGTTGGTGCTGATATTGCTAGATCGGAAGAGCACACGTCTGAACTCCAGTCA" substr(s, 5001, 5000) }' \
   lambda.fa > adapted.fa
 
-# compare LABEL "BUILD OPTIONS" K M S H SHARD_BITS BITS_PER_KMER NAME=FASTA...: sbf build, then
+# compare LABEL "BUILD OPTIONS" K M S H SHARD_BITS BITS_PER_KMER DUST NAME=FASTA...: sbf build, then
 # the reference: one case per filter ("N bytes compared, D differ"), one for the header, the
 # metadata and the counts (bases, k-mer positions, shards, fill, predicted FPR, panels); one case
 # per panel ("panel P: N bytes compared, D differ": the whole array, every member placed in it)
 compare() {
-  local label=$1 opts=$2 params="$3 $4 $5 $6 $7 $8"
-  shift 8
+  local label=$1 opts=$2 params="$3 $4 $5 $6 $7 $8 $9"
+  shift 9
   # shellcheck disable=SC2086 # opts and params are word lists
   if ! "$SBF" build $opts -o "$label.sbf" "$@" 2> "$label.err"; then
     not_ok "$label: sbf build $opts" "$(head -c 300 "$label.err")"
@@ -111,10 +112,11 @@ reference() {
 }
 
 # present LABEL IDX TARGET FASTA: every k-mer of FASTA and of its reverse complement is in target
-# TARGET (0-based) of IDX, by the reference's query on the file's bits
+# TARGET (0-based) of IDX, by the reference's query on the file's bits; but those of a DUST score
+# of 50 or more, which the default build leaves out
 present() {
   local out
-  out=$("$ref" present "$2" "$3" "$4" 2>&1)
+  out=$("$ref" present "$2" "$3" "$4" 50 2>&1)
   local rc=$?
   if [ $rc -eq 0 ] && echo "$out" | grep -q '^ok present: [1-9][0-9]* k-mers queried (both strands), 0 absent$'; then
     ok "$1: no false negatives: $(echo "$out" | grep '^ok present' | cut -c 13-)"
@@ -127,24 +129,24 @@ present() {
 
 # ---- byte-for-byte comparisons ------------------------------------------------------------------
 # the defaults (k 31, m = s = 25, H 2, 512-bit shards, 16 bits per k-mer), one thread
-compare defaults "" 31 25 25 2 512 16 "${slices[@]}" mixed=mixed.fa crlf=mixed_crlf.fa adapted=adapted.fa
+compare defaults "" 31 25 25 2 512 16 50 "${slices[@]}" mixed=mixed.fa crlf=mixed_crlf.fa adapted=adapted.fa
 compare_layer defaults 2 512 "${slices[@]}" mixed=mixed.fa crlf=mixed_crlf.fa adapted=adapted.fa
 # -k alone: m and s follow (k - 6); a target made of several files, not in a row; two threads
-compare k21 "-k 21 -@ 2" 21 15 15 2 512 16 mix=human_slice.fa lambda=lambda.fa mix=ecoli_slice.fa mix=mixed.fa saureus=saureus_slice.fa
+compare k21 "-k 21 -@ 2" 21 15 15 2 512 16 50 mix=human_slice.fa lambda=lambda.fa mix=ecoli_slice.fa mix=mixed.fa saureus=saureus_slice.fa
 # m < s, H 3, 256-bit shards
-compare k31-256 "-k 31 -m 21 -s 24 -H 3 --shard-bits 256 -@ 2" 31 21 24 3 256 16 "${slices[@]}" mixed=mixed.fa
+compare k31-256 "-k 31 -m 21 -s 24 -H 3 --shard-bits 256 -@ 2 --dust 0" 31 21 24 3 256 16 0 "${slices[@]}" mixed=mixed.fa
 compare_layer k31-256 3 256 "${slices[@]}" mixed=mixed.fa
 # the edges: k = m = s = 32 (a full 64-bit word), the largest H, a fractional bits per k-mer
-compare k32 "-k 32 -m 32 -s 32 -H 7 --bits-per-kmer 10.5" 32 32 32 7 512 10.5 human=human_slice.fa mixed=mixed.fa
+compare k32 "-k 32 -m 32 -s 32 -H 7 --bits-per-kmer 10.5 --dust 12" 32 32 32 7 512 10.5 12 human=human_slice.fa mixed=mixed.fa
 # tiny words: k 5, m 3, s 4, H 1, few shards (repeats collide)
-compare k5 "-k 5 -m 3 -s 4 -H 1 --shard-bits 256 --bits-per-kmer 3" 5 3 4 1 256 3 ecoli=ecoli_slice.fa mixed=mixed.fa
+compare k5 "-k 5 -m 3 -s 4 -H 1 --shard-bits 256 --bits-per-kmer 3" 5 3 4 1 256 3 50 ecoli=ecoli_slice.fa mixed=mixed.fa
 # several panels: the slices in one wide panel (targets of 2 and 3 columns), the small pieces in
 # another, numbered first (panels go in the order of their first target, not of their forming),
 # the 40-base piece plain; both wide panels have unused columns
-compare panels "" 31 25 25 2 512 16 tiny=tiny.fa human=human_slice.fa wee=wee.fa ecoli=ecoli_slice.fa tiny2=tiny2.fa lambda=lambda.fa
+compare panels "" 31 25 25 2 512 16 50 tiny=tiny.fa human=human_slice.fa wee=wee.fa ecoli=ecoli_slice.fa tiny2=tiny2.fa lambda=lambda.fa
 compare_layer panels 2 512 tiny=tiny.fa human=human_slice.fa wee=wee.fa ecoli=ecoli_slice.fa tiny2=tiny2.fa lambda=lambda.fa
 # --size: exact sizes (slack 0), equal targets in panels of a power of two: one of 2, one plain
-compare size "--size 8K" 31 25 25 2 512 0 human=human_slice.fa ecoli=ecoli_slice.fa saureus=saureus_slice.fa
+compare size "--size 8K" 31 25 25 2 512 0 50 human=human_slice.fa ecoli=ecoli_slice.fa saureus=saureus_slice.fa
 
 # ---- no false negatives at the defaults ------------------------------------------------------------
 if [ -s defaults.sbf ]; then
@@ -167,7 +169,7 @@ fi
 mg1655=/usr/share/doc/ragout/examples/E.Coli/references/MG1655-K12.fasta.gz
 if [ -r "$mg1655" ]; then
   zcat "$mg1655" > mg1655.fa
-  compare "MG1655" "-@ 2" 31 25 25 2 512 16 ecoli=mg1655.fa
+  compare "MG1655" "-@ 2" 31 25 25 2 512 16 50 ecoli=mg1655.fa
   present "E. coli K-12 MG1655" MG1655.sbf 0 mg1655.fa
 else
   skip "E. coli K-12 MG1655: bytes and no false negatives" "$mg1655 not installed (apt-get install ragout-examples)"

@@ -814,13 +814,16 @@ static int excluded(char **set, uint64_t n, const char *km, int k)
 
 static int cmd_build(int argc, char **argv)
 {
-    /* "layer IDX.sbf EXCLUDE.fa H SHARD_BITS NAME=FASTA...": the long-read layer, k = 21,
-     * m = s = 15, 8 bits per k-mer, the k-mers of EXCLUDE.fa left out */
+    /* "build IDX.sbf K M S H SHARD_BITS BITS_PER_KMER DUST NAME=FASTA...": the index, its k-mers
+     * of a DUST score of DUST or more left out (0: none); "layer IDX.sbf EXCLUDE.fa H SHARD_BITS
+     * NAME=FASTA...": the long-read layer, k = 21, m = s = 15, 8 bits per k-mer, the k-mers of
+     * EXCLUDE.fa and those of a DUST score of 14 or more left out */
     const int layer = strcmp(argv[1], "layer") == 0;
-    if (argc < (layer ? 7 : 10))
+    if (argc < (layer ? 7 : 11))
         return 2;
     params_t exp = { atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), atoi(argv[6]), (unsigned)atoi(argv[7]), 0 };
     double exp_bpk = atof(argv[8]);
+    unsigned dust_min = layer ? 14 : (unsigned)atoi(argv[9]);
     char **excl = NULL;
     uint64_t n_excl = 0;
     if (layer) {
@@ -828,7 +831,7 @@ static int cmd_build(int argc, char **argv)
         exp_bpk = 8;
         excl = exclusion_set(argv[3], 21, &n_excl);
     }
-    const int first_name = layer ? 6 : 9;   /* the NAME=FASTA arguments */
+    const int first_name = layer ? 6 : 10;   /* the NAME=FASTA arguments */
     index_t ix;
     load_index(&ix, argv[2], &exp, exp_bpk, layer);
     const params_t *p = &ix.p;
@@ -892,8 +895,8 @@ static int cmd_build(int argc, char **argv)
                 for (uint64_t i = 0; i + (uint64_t)p->k <= len; ++i)
                     if (all_valid(*r + i, p->k)) {
                         ++valid[t];
-                        /* the layer: the adapters, and k-mers of a DUST score of 20 or more */
-                        if (excluded(excl, n_excl, *r + i, p->k) || (layer && dust(*r + i, p->k) >= 20))
+                        /* the layer's adapters; k-mers of low complexity */
+                        if (excluded(excl, n_excl, *r + i, p->k) || (dust_min && dust(*r + i, p->k) >= dust_min))
                             continue;
                         insert_kmer(words[t], p, n_shards, *r + i);
                         ++kmers[t];
@@ -906,7 +909,7 @@ static int cmd_build(int argc, char **argv)
         check(tt->bases == bases, "target %s: %" PRIu64 " bases read (reference: %" PRIu64 ")", name, tt->bases, bases);
         check(tt->kmers == kmers[t], "target %s: %" PRIu64 " k-mer positions inserted (reference: %" PRIu64 ")", name,
               tt->kmers, kmers[t]);
-        check(tt->masked == valid[t] - kmers[t] && (tt->n_masks > 0) == (excl != NULL),
+        check(tt->masked == valid[t] - kmers[t] && (tt->n_masks > 0) == (excl != NULL || dust_min > 0),
               "target %s: %" PRIu64 " k-mer positions left out by %u masks (reference: %" PRIu64 ")", name, tt->masked,
               tt->n_masks, valid[t] - kmers[t]);
         /* the layer's measured chance: windows of 10,000 bases every max(10,000, len / 200), each
@@ -1084,10 +1087,13 @@ static char *revcomp(const char *s, uint64_t len)
     return r;
 }
 
+/* "present IDX.sbf TARGET FASTA [DUST]": every valid k-mer of FASTA, both strands, tests present
+ * in TARGET; those of a DUST score of DUST or more (the build left them out) are not queried. */
 static int cmd_present(int argc, char **argv)
 {
-    if (argc != 5)
+    if (argc != 5 && argc != 6)
         return 2;
+    const unsigned dust_min = argc == 6 ? (unsigned)atoi(argv[5]) : 0;
     index_t ix;
     load_index(&ix, argv[2], NULL, 0, 0);
     /* Only the query decides here: a damaged filter must show as absent k-mers (the layout and
@@ -1102,7 +1108,7 @@ static int cmd_present(int argc, char **argv)
     const target_t *tt = &ix.t[t];
     const panel_t *pn = &ix.pn[tt->panel];
     panel_view_t pv = { ix.buf + pn->offset, pn->n, pn->width };
-    uint64_t queried = 0, absent = 0;
+    uint64_t queried = 0, absent = 0, dusty = 0;
     char **recs = read_fasta(argv[4]);
     for (char **r = recs; *r; ++r) {
         uint64_t len = strlen(*r);
@@ -1110,6 +1116,10 @@ static int cmd_present(int argc, char **argv)
         for (int st = 0; st < 2; ++st)
             for (uint64_t i = 0; i + (uint64_t)p->k <= len; ++i)
                 if (all_valid(strands[st] + i, p->k)) {
+                    if (dust_min && dust(strands[st] + i, p->k) >= dust_min) {
+                        ++dusty;
+                        continue;
+                    }
                     ++queried;
                     if (!query_kmer(&pv, p, tt->col0, tt->cols, strands[st] + i)) {
                         if (absent < 5)
@@ -1123,6 +1133,8 @@ static int cmd_present(int argc, char **argv)
     free(recs);
     printf("# target %s: columns %u+%u of panel %u (width %" PRIu64 ", %" PRIu64 " shards per column)\n", tt->name,
            tt->col0, tt->cols, tt->panel, pn->width, pn->n);
+    if (dust_min)
+        printf("# %" PRIu64 " k-mers of a DUST score of %u or more not queried\n", dusty, dust_min);
     check(absent == 0 && queried > 0, "present: %" PRIu64 " k-mers queried (both strands), %" PRIu64 " absent",
           queried, absent);
     index_free(&ix);

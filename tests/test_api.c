@@ -253,6 +253,7 @@ static void test_masked_target(void **state)
     sbf_index_t *idx, *ref = build_from_seqs(&o, kept, n_kept);
     /* a mask of every target, one target: the bits of the kept k-mers */
     assert_int_equal(sbf_builder_init(&o, &b), SBF_OK);
+    assert_int_equal(sbf_builder_dust(b, 0), SBF_OK);
     assert_int_equal(sbf_builder_add_target(b, "host"), 0);
     assert_int_equal(sbf_builder_add_seq(b, 0, a, 6000), SBF_OK);
     if (sbf_builder_add_mask(b, SBF_EVERY_TARGET, mpath) != SBF_OK)
@@ -275,6 +276,7 @@ static void test_masked_target(void **state)
     /* a mask of one target: the other keeps the stretch it shares with the mask */
     sbf_index_t *two;
     assert_int_equal(sbf_builder_init(&o, &b), SBF_OK);
+    assert_int_equal(sbf_builder_dust(b, 0), SBF_OK);
     assert_int_equal(sbf_builder_add_target(b, "host"), 0);
     assert_int_equal(sbf_builder_add_target(b, "other"), 1);
     assert_int_equal(sbf_builder_add_seq(b, 0, a, 6000), SBF_OK);
@@ -318,6 +320,7 @@ static void test_masked_target(void **state)
     assert_true(fprintf(f, "%s\n", a) > 0);
     assert_int_equal(fclose(f), 0);
     assert_int_equal(sbf_builder_init(&o, &b), SBF_OK);
+    assert_int_equal(sbf_builder_dust(b, 0), SBF_OK);
     assert_int_equal(sbf_builder_add_target(b, "host"), 0);
     assert_int_equal(sbf_builder_add_seq(b, 0, a, 6000), SBF_OK);
     assert_int_equal(sbf_builder_add_mask(b, SBF_EVERY_TARGET, whole), SBF_OK);
@@ -327,6 +330,7 @@ static void test_masked_target(void **state)
         fail_msg("message: %s", sbf_last_error());
     char *short_fa = write_tmp("short.fa", ">s\nACGTACGT\n");
     assert_int_equal(sbf_builder_init(&o, &b), SBF_OK);
+    assert_int_equal(sbf_builder_dust(b, 0), SBF_OK);
     assert_int_equal(sbf_builder_add_target(b, "host"), 0);
     assert_int_equal(sbf_builder_add_mask(b, SBF_EVERY_TARGET, short_fa), SBF_E_PARAM);
     if (!strstr(sbf_last_error(), "has no valid 31-mer"))
@@ -350,6 +354,95 @@ static void test_masked_target(void **state)
     free(ipath);
     free(whole);
     free(short_fa);
+}
+
+/* DUST's measure of a k-mer, naively: over its k-2 trinucleotides, the pairs of equal ones. */
+static unsigned naive_dust(const char *km, int k)
+{
+    unsigned score = 0;
+    for (int i = 0; i + 3 <= k; ++i)
+        for (int j = 0; j < i; ++j)
+            score += !strncmp(km + i, km + j, 3);
+    return score;
+}
+
+/* Low-complexity k-mers (sbf_builder_dust): the default leaves out of the index every k-mer of a
+ * DUST score of 50 or more, exactly those (the bits are a build of the other k-mers), counts them
+ * and names the threshold among the target's masks; 0 keeps all; another threshold is obeyed. */
+static void test_dust_target(void **state)
+{
+    (void)state;
+    test_seed(93);
+    const int k = 31;
+    char *left = random_dna(3000), *right = random_dna(2000), seq[6000];
+    /* an A-rich stretch with errors in it, an (AT)n run with one error: a host's near-repeats */
+    char arich[241], at[121];
+    for (int i = 0; i < 240; ++i)
+        arich[i] = i % 9 == 8 ? "CGT"[i % 3] : 'A';
+    arich[240] = 0;
+    for (int i = 0; i < 120; ++i)
+        at[i] = i == 60 ? 'G' : "AT"[i & 1];
+    at[120] = 0;
+    snprintf(seq, sizeof seq, "%s%s%s%s", left, arich, at, right);
+    const size_t len = strlen(seq);
+    for (unsigned min = 20; min <= 50; min += 30) {
+        char **kept = malloc(len * sizeof *kept);
+        assert_non_null(kept);
+        size_t n_kept = 0, n_dust = 0;
+        for (size_t i = 0; i + (size_t)k <= len; ++i) {
+            if (naive_dust(seq + i, k) >= min) {
+                ++n_dust;
+                continue;
+            }
+            kept[n_kept] = strndup(seq + i, (size_t)k);
+            assert_non_null(kept[n_kept++]);
+        }
+        assert_true(n_dust >= 200 && n_kept >= 4900);   /* the stretches, not the random DNA */
+        sbf_opt_t o = test_opt(k, 25, 25, 2, 16);
+        o.size_bytes = 16384;
+        sbf_index_t *ref = build_from_seqs(&o, kept, n_kept), *idx;
+        sbf_builder_t *b;
+        assert_int_equal(sbf_builder_init(&o, &b), SBF_OK);
+        if (min != SBF_DEFAULT_DUST)   /* the default needs no call */
+            assert_int_equal(sbf_builder_dust(b, min), SBF_OK);
+        assert_int_equal(sbf_builder_add_target(b, "host"), 0);
+        assert_int_equal(sbf_builder_add_seq(b, 0, seq, len), SBF_OK);
+        assert_int_equal(sbf_builder_finish(b, &idx), SBF_OK);
+        int n_masks = -1;
+        const char *const *masks = NULL;
+        uint64_t masked = 0;
+        char label[64];
+        snprintf(label, sizeof label, "(low complexity: DUST >= %u)", min);
+        assert_int_equal(sbf_index_target_masks(idx, 0, &n_masks, &masks, &masked), SBF_OK);
+        assert_int_equal(n_masks, 1);
+        assert_string_equal(masks[0], label);
+        assert_int_equal(masked, n_dust);
+        assert_int_equal(idx->targets[0].kmers, n_kept);
+        assert_memory_equal(idx->targets[0].bits, ref->targets[0].bits, sbf_target_bytes(ref, &ref->targets[0]));
+        sbf_index_destroy(idx);
+        sbf_index_destroy(ref);
+        for (size_t i = 0; i < n_kept; ++i)
+            free(kept[i]);
+        free(kept);
+    }
+    /* 0: every k-mer, no mask */
+    sbf_opt_t o = test_opt(k, 25, 25, 2, 16);
+    sbf_builder_t *b;
+    sbf_index_t *idx;
+    assert_int_equal(sbf_builder_init(&o, &b), SBF_OK);
+    assert_int_equal(sbf_builder_dust(b, 0), SBF_OK);
+    assert_int_equal(sbf_builder_add_target(b, "host"), 0);
+    assert_int_equal(sbf_builder_add_seq(b, 0, seq, len), SBF_OK);
+    assert_int_equal(sbf_builder_finish(b, &idx), SBF_OK);
+    int n_masks = -1;
+    uint64_t masked = 1;
+    assert_int_equal(sbf_index_target_masks(idx, 0, &n_masks, NULL, &masked), SBF_OK);
+    assert_int_equal(n_masks, 0);
+    assert_int_equal(masked, 0);
+    assert_int_equal(idx->targets[0].kmers, len - (size_t)k + 1);
+    sbf_index_destroy(idx);
+    free(left);
+    free(right);
 }
 
 typedef struct {
@@ -698,6 +791,7 @@ int main(void)
         cmocka_unit_test(test_bad_inputs),
         cmocka_unit_test(test_formats_build_identical_filters),
         cmocka_unit_test(test_masked_target),
+        cmocka_unit_test(test_dust_target),
         cmocka_unit_test(test_concurrent_queries),
         cmocka_unit_test(test_last_error_is_per_thread),
         cmocka_unit_test(test_size_option),

@@ -75,12 +75,13 @@ static inline sbf_opt_t test_opt(int k, int m, int s, int h, double bits)
     return o;
 }
 
-/* Build a one-target index ("t0") from n in-memory sequences. */
+/* Build a one-target index ("t0") from n in-memory sequences, every k-mer kept (no DUST). */
 static inline sbf_index_t *build_from_seqs(const sbf_opt_t *o, char **seqs, size_t n)
 {
     sbf_builder_t *b;
     sbf_index_t *idx;
     assert_int_equal(sbf_builder_init(o, &b), SBF_OK);
+    assert_int_equal(sbf_builder_dust(b, 0), SBF_OK);   /* every k-mer: the tests compare with direct builds */
     int t = sbf_builder_add_target(b, "t0");
     assert_int_equal(t, 0);
     for (size_t i = 0; i < n; ++i)
@@ -92,12 +93,13 @@ static inline sbf_index_t *build_from_seqs(const sbf_opt_t *o, char **seqs, size
 }
 
 /* An index of n targets "t0", "t1", ..., target t built from seqs[t] (sbf build's panel rule
- * places them). */
+ * places them), every k-mer kept (no DUST). */
 static inline sbf_index_t *build_targets(const sbf_opt_t *o, char **seqs, int n)
 {
     sbf_builder_t *b;
     sbf_index_t *idx;
     assert_int_equal(sbf_builder_init(o, &b), SBF_OK);
+    assert_int_equal(sbf_builder_dust(b, 0), SBF_OK);
     for (int t = 0; t < n; ++t) {
         char name[16];
         snprintf(name, sizeof name, "t%d", t);

@@ -84,9 +84,9 @@ for f in $expected; do [ -s "$f" ] || missing+=" $f"; done
 check "every expected output exists and is not empty (22 files)${missing:+; missing:$missing}" test -z "$missing"
 check "sbf build ran once, on the three references" test "$(grep -c '^rule sbf_build:' run.log)" -eq 1 -a \
   "$("$SBF" info "$r/index/screen.sbf" 2> /dev/null | awk '/^masked$/ { exit } $1 ~ /^(human|ecoli|lambda)$/ && $NF ~ /_slice|lambda/' | wc -l)" -eq 3
-check "... the human target masked by the config's mask, the others not" \
-  sh -c "'$SBF' info --json '$r/index/screen.sbf' | sed '/long_read_layer/,\$d' | grep -q '\"name\": \"human\", .*\"masks\": \[\"$data/saureus_slice.fa.gz\"\]' &&
-         [ \$('$SBF' info --json '$r/index/screen.sbf' | sed '/long_read_layer/,\$d' | grep -c '\"masks\": \[\]') -eq 2 ]"
+check "... the human target masked by the config's mask, the others not (all by low complexity, the default)" \
+  sh -c "'$SBF' info --json '$r/index/screen.sbf' | sed '/long_read_layer/,\$d' | grep -q '\"name\": \"human\", .*\"masks\": \[\"$data/saureus_slice.fa.gz\", \"(low complexity: DUST >= 50)\"\]' &&
+         [ \$('$SBF' info --json '$r/index/screen.sbf' | sed '/long_read_layer/,\$d' | grep -c '\"masks\": \[\"(low complexity: DUST >= 50)\"\]') -eq 2 ]"
 check "... its checksum manifest is what sbf info --check prints for it" \
   sh -c "[ -s '$r/index/screen.sbf.checksum' ] &&
          [ \"\$('$SBF' info --check '$r/index/screen.sbf' | cut -d' ' -f1)\" = \"\$(cut -d' ' -f1 '$r/index/screen.sbf.checksum')\" ]"
@@ -180,7 +180,7 @@ if [ $have_multiqc = 1 ]; then
   sum=$(cut -d' ' -f1 $r/index/screen.sbf.checksum 2> /dev/null)
   check "multiqc: the provenance table has S1 S2 S3 from sbf filter, each with the manifest's checksum ($sum), the masked human target and the pairs removed" \
     test -n "$sum" -a "$(awk -F '\t' -v s="$sum" 'NR == 1 { for (i = 2; i <= NF; ++i) c[$i] = i; next }
-      $c["checksum"] == s && $c["targets"] ~ /^human \(1 mask, [0-9]+ k-mers left out\)/ && $c["command"] == "sbf filter" {
+      $c["checksum"] == s && $c["targets"] ~ /^human \(masks: saureus_slice.fa.gz, low complexity: DUST >= 50; [0-9]+ k-mers left out\)/ && $c["command"] == "sbf filter" {
         print $1, $c["pairs removed"] + $c["fragments removed"] }' $p 2> /dev/null | sort | tr '\n' ' ')" = \
       "$(for s in S1 S2 S3; do printf '%s %s ' $s $(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); u=j["unit"]; print(j["in"][u] - j["out"][u])' $r/filter/$s.summary.json); done)"
 else
