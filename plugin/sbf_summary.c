@@ -64,6 +64,29 @@ static void json_string(FILE *fp, const char *v)
     fputc('"', fp);
 }
 
+/* The loaded indexes' targets in order, each with its masks: pos starts at {0, 0}; 0 when none
+ * is left. A target the library cannot describe is skipped. */
+typedef struct {
+    int index;                   /* which of the run's indexes */
+    sbf_target_info_t ti;
+    int n_masks;
+    const char *const *masks;
+    uint64_t masked;             /* k-mers its masks left out */
+} summary_target_t;
+
+static int next_target(const screen_summary_t *s, int pos[2], summary_target_t *v)
+{
+    for (; s->indexes && pos[0] < s->n_indexes; ++pos[0], pos[1] = 0)
+        while (pos[1] < sbf_index_n_targets(s->indexes[pos[0]])) {
+            const int t = pos[1]++;
+            v->index = pos[0];
+            if (sbf_index_target(s->indexes[pos[0]], t, &v->ti) == SBF_OK &&
+                sbf_index_target_masks(s->indexes[pos[0]], t, &v->n_masks, &v->masks, &v->masked) == SBF_OK)
+                return 1;
+        }
+    return 0;
+}
+
 /* The sample a JSON summary at PATH reports: its file name less ".json", then "_mqc" (MultiQC's
  * custom-content suffix), then ".summary" or "_summary"; "sbf" for standard output. */
 static void json_sample(const char *path, char *buf, size_t size)
@@ -104,32 +127,24 @@ static void json_multiqc(const screen_summary_t *s, const char *path, FILE *fp)
     for (int i = 0; i < s->n_indexes && s->indexes; ++i)
         fprintf(fp, "%s%016llx", i ? ", " : "", (unsigned long long)sbf_index_checksum(s->indexes[i]));
     fprintf(fp, "\", \"targets\": \"");
-    for (int i = 0, first = 1; i < s->n_indexes && s->indexes; ++i)
-        for (int t = 0; t < sbf_index_n_targets(s->indexes[i]); ++t) {
-            sbf_target_info_t ti;
-            int n_masks = 0;
-            const char *const *masks = NULL;
-            uint64_t masked = 0;
-            if (sbf_index_target(s->indexes[i], t, &ti) != SBF_OK ||
-                sbf_index_target_masks(s->indexes[i], t, &n_masks, &masks, &masked) != SBF_OK)
-                continue;
-            fprintf(fp, "%s", first ? "" : "; ");
-            first = 0;
-            json_chars(fp, ti.name);
-            for (int j = 0; j < n_masks; ++j) {   /* files by name; "(low complexity: ...)" bare */
-                const char *m = masks[j], *slash = strrchr(m, '/');
-                size_t len = strlen(m);
-                char bare[128];
-                if (m[0] == '(' && len > 2 && m[len - 1] == ')')
-                    snprintf(bare, sizeof bare, "%.*s", (int)(len - 2), m + 1);
-                else
-                    snprintf(bare, sizeof bare, "%s", slash ? slash + 1 : m);
-                fputs(j ? ", " : " (masks: ", fp);
-                json_chars(fp, bare);
-            }
-            if (n_masks)
-                fprintf(fp, "; %llu k-mers left out)", (unsigned long long)masked);
+    summary_target_t v;
+    for (int pos[2] = {0, 0}, first = 1; next_target(s, pos, &v); first = 0) {
+        fputs(first ? "" : "; ", fp);
+        json_chars(fp, v.ti.name);
+        for (int j = 0; j < v.n_masks; ++j) {   /* files by name; "(low complexity: ...)" bare */
+            const char *m = v.masks[j], *slash = strrchr(m, '/');
+            size_t len = strlen(m);
+            char bare[128];
+            if (m[0] == '(' && len > 2 && m[len - 1] == ')')
+                snprintf(bare, sizeof bare, "%.*s", (int)(len - 2), m + 1);
+            else
+                snprintf(bare, sizeof bare, "%s", slash ? slash + 1 : m);
+            fputs(j ? ", " : " (masks: ", fp);
+            json_chars(fp, bare);
         }
+        if (v.n_masks)
+            fprintf(fp, "; %llu k-mers left out)", (unsigned long long)v.masked);
+    }
     fprintf(fp, "\", \"scoring\": ");
     json_string(fp, rule);
     fprintf(fp, ", \"renamed\": \"%s\", \"%s in\": %llu", s->renamed ? "yes" : "no", s->unit,
@@ -158,30 +173,22 @@ void summary_write_json(const screen_summary_t *s, const char *path, FILE *fp)
     for (int i = 0; i < s->n_indexes && s->indexes; ++i)
         fprintf(fp, "%s\"%016llx\"", i ? ", " : "", (unsigned long long)sbf_index_checksum(s->indexes[i]));
     fprintf(fp, "],\n  \"targets\": [");
-    for (int i = 0, first = 1; i < s->n_indexes && s->indexes; ++i)
-        for (int t = 0; t < sbf_index_n_targets(s->indexes[i]); ++t) {
-            sbf_target_info_t ti;
-            int n_masks = 0;
-            const char *const *masks = NULL;
-            uint64_t masked = 0;
-            if (sbf_index_target(s->indexes[i], t, &ti) != SBF_OK ||
-                sbf_index_target_masks(s->indexes[i], t, &n_masks, &masks, &masked) != SBF_OK)
-                continue;
-            fprintf(fp, "%s\n    {\"name\": ", first ? "" : ",");
-            first = 0;
-            json_string(fp, ti.name);
-            fprintf(fp, ", \"index\": %d, \"sources\": [", i);
-            for (int j = 0; j < ti.n_sources; ++j) {
-                fprintf(fp, j ? ", " : "");
-                json_string(fp, ti.sources[j]);
-            }
-            fprintf(fp, "], \"masks\": [");
-            for (int j = 0; j < n_masks; ++j) {
-                fprintf(fp, j ? ", " : "");
-                json_string(fp, masks[j]);
-            }
-            fprintf(fp, "], \"masked_kmers\": %llu}", (unsigned long long)masked);
+    summary_target_t v;
+    for (int pos[2] = {0, 0}, first = 1; next_target(s, pos, &v); first = 0) {
+        fprintf(fp, "%s\n    {\"name\": ", first ? "" : ",");
+        json_string(fp, v.ti.name);
+        fprintf(fp, ", \"index\": %d, \"sources\": [", v.index);
+        for (int j = 0; j < v.ti.n_sources; ++j) {
+            fprintf(fp, j ? ", " : "");
+            json_string(fp, v.ti.sources[j]);
         }
+        fprintf(fp, "], \"masks\": [");
+        for (int j = 0; j < v.n_masks; ++j) {
+            fprintf(fp, j ? ", " : "");
+            json_string(fp, v.masks[j]);
+        }
+        fprintf(fp, "], \"masked_kmers\": %llu}", (unsigned long long)v.masked);
+    }
     fprintf(fp, "\n  ]");
     fprintf(fp, ",\n  \"inputs\": [");
     for (int i = 0; i < 2 && s->inputs[i]; ++i) {
