@@ -48,7 +48,9 @@ SBF_ARGS=${SBF_ARGS:-}
 SWEEP=${SWEEP:-}
 host=human
 
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 die() { echo "accuracy.sh: error: $*" >&2; exit 1; }
+log() { echo "[accuracy.sh $(date +%T)] $*" >&2; }
 # run_sbf LOG CMD...: runs CMD with stderr to LOG; on a non-zero exit status shows LOG and stops
 run_sbf() {
     local log=$1
@@ -60,13 +62,8 @@ run_sbf() {
 mkdir -p "$work/genomes"
 cd "$work"
 
-need=()
-for p in vt-examples ragout-examples bowtie2-examples kleborate-examples kmer-examples samtools bbmap time bc; do
-    dpkg -s "$p" > /dev/null 2>&1 || need+=("$p")
-done
-if [ ${#need[@]} -gt 0 ]; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}"
-fi
+. "$here/need-packages.sh"
+need_packages vt-examples ragout-examples bowtie2-examples kleborate-examples kmer-examples samtools bbmap time bc
 
 # ---- genomes ----
 doc=/usr/share/doc

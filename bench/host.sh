@@ -89,15 +89,8 @@ cd "$HOST_DIR"
 pkgs=(minimap2 bbmap kraken2 bowtie2 samtools seqtk art-nextgen-simulation-tools pbsim time xz-utils
       vt-examples ragout-examples bowtie-examples bowtie2-examples kleborate-examples kmer-examples
       smalt-examples gasic-examples)
-need=()
-for p in "${pkgs[@]}"; do dpkg -s "$p" > /dev/null 2>&1 || need+=("$p"); done
-if [ ${#need[@]} -gt 0 ]; then
-    log "installing ${need[*]}"
-    [ "$(id -u)" = 0 ] || die "missing Debian packages (${need[*]}): run as root or install them"
-    apt-get update -qq || die "apt-get update failed"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" > apt.log 2>&1 \
-        || { tail -20 apt.log >&2; die "apt-get install ${need[*]} failed (apt.log)"; }
-fi
+. "$here/need-packages.sh"
+need_packages "${pkgs[@]}"
 for t in minimap2 samtools seqtk bbduk.sh kraken2 kraken2-build bowtie2 bowtie2-build art_illumina pbsim; do
     command -v $t > /dev/null || die "$t not found after install"
 done
@@ -143,7 +136,6 @@ glen() { awk '!/^>/ { n += length($0) } END { print n }' genomes/$1.fa; }
 # The mask of the masked index: every genome marked 'yes'.
 for g in "${gnames[@]}"; do [ ${mask_of[$g]} = yes ] && cat genomes/$g.fa; done > genomes/mask.fa.tmp
 cmp -s genomes/mask.fa.tmp genomes/mask.fa 2> /dev/null && rm genomes/mask.fa.tmp || mv genomes/mask.fa.tmp genomes/mask.fa
-cat $host genomes/mask.fa > /dev/null
 for g in "${gnames[@]}"; do cat genomes/$g.fa; done | cat $host - > genomes/all.fa.tmp
 cmp -s genomes/all.fa.tmp genomes/all.fa 2> /dev/null && rm genomes/all.fa.tmp || mv genomes/all.fa.tmp genomes/all.fa
 

@@ -71,15 +71,8 @@ pkgs=(minimap2 bbmap samtools seqtk vt-examples ragout-examples bowtie2-examples
       staden-io-lib-examples nim-hts-examples any2fasta-examples python3-nanoget-examples
       qcat-examples wtdbg2-examples seqkit-examples vsearch-examples kraken2 kleborate-examples
       bowtie-examples xz-utils)
-need=()
-for p in "${pkgs[@]}"; do dpkg -s "$p" > /dev/null 2>&1 || need+=("$p"); done
-if [ ${#need[@]} -gt 0 ]; then
-    log "installing ${need[*]}"
-    [ "$(id -u)" = 0 ] || die "missing Debian packages (${need[*]}): run as root or install them"
-    apt-get update -qq || die "apt-get update failed"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" > apt.log 2>&1 \
-        || { tail -20 apt.log >&2; die "apt-get install ${need[*]} failed (apt.log)"; }
-fi
+. "$here/need-packages.sh"
+need_packages "${pkgs[@]}"
 for t in minimap2 samtools seqtk bbduk.sh kraken2 kraken2-build xz; do command -v $t > /dev/null || die "$t not found after install"; done
 for f in staden-io-lib/test/data/9827_rand3.sam.gz nim-hts-examples/HG02002.bam.gz any2fasta/examples/test.fq.gz \
          gasic/examples/reads/SRR059298_subset.fastq.gz python3-nanoget/examples/nanotest/reads.fastq.gz \
