@@ -3,6 +3,7 @@
 
 #include "sbf.h"
 #include "sbf_cli.h"
+#include "sbf_verified.h"
 
 void usage_info(FILE *fp)
 {
@@ -14,7 +15,9 @@ void usage_info(FILE *fp)
             "its own, \"N: c/W\" for c of the W columns of panel N, which targets of about the\n"
             "same size share (one query reads them together); then, for each target masked at\n"
             "build time, its masks and the k-mers they left out; then the long-read layer (the\n"
-            "targets with shorter k-mers, for reads of 1,000 bases or more). Checks every checksum.\n"
+            "targets with shorter k-mers, for reads of 1,000 bases or more). Checks the header's\n"
+            "and metadata's checksums, and the filters' the first time it meets the file (as\n"
+            "every command does: see --check).\n"
             "The text form is for people; use --json in scripts.\n"
             "\n"
             "Options:\n"
@@ -216,16 +219,14 @@ int main_info(int argc, char **argv)
         return 1;
     }
     const char *path = argv[optind];
-    sbf_index_t *idx;
-    if (sbf_index_load(path, 0, &idx) != SBF_OK) {
-        cli_error("info", "%s", sbf_last_error());
-        return 1;
-    }
     if (json && check) {
         cli_error("info", "--json and --check: give one");
-        sbf_index_destroy(idx);
         return 1;
     }
+    sbf_index_t *idx;
+    index_verified_t how;
+    if (cli_index_open("info", path, check, &idx, &how) < 0)   /* --check: every checksum, always */
+        return 1;
     sbf_opt_t o;
     sbf_index_params(idx, &o);
     if (check)   /* loading checked every section: header, metadata, every filter's checksum */

@@ -8,6 +8,7 @@
 #include "../filters/sbf_classify.h"
 #include "sbf.h"
 #include "sbf_cli.h"
+#include "sbf_verified.h"
 
 #define DEFAULT_BATCH_BASES (8u << 20)
 
@@ -145,10 +146,9 @@ int main_query(int argc, char **argv)
     cli_output_t out = {0};
     uint32_t *frag_hits = NULL;
     int status = 1, rc;
-    if (sbf_index_load(index_path, 0, &idx) != SBF_OK) {
-        cli_error(cmd, "%s", sbf_last_error());
+    index_verified_t how;
+    if (cli_index_open(cmd, index_path, 0, &idx, &how) < 0)
         return 1;
-    }
     int dev[SBF_MAX_GPUS], n_gpus = cli_gpu_resolve(cmd, &gpus, dev);
     if (n_gpus > 0 && sbf_index_use_gpus(idx, n_gpus, dev) != SBF_OK)
         fprintf(stderr, "sbf %s: notice: %s: using the CPU engine\n", cmd, sbf_last_error());

@@ -202,6 +202,7 @@ static int start_engine(run_t *r)
         return -1;
     }
     warm_join(r);
+    const double t_up = sbf_now();
     for (int x = 0; r->n_gpus > 0 && x < s->n_idx; ++x)
         if (sbf_index_use_gpus(s->idx[x], r->n_gpus, r->dev) != SBF_OK) {
             fprintf(stderr, "sbf %s: notice: %s: using the CPU engine\n", o->cmd, sbf_last_error());
@@ -211,6 +212,7 @@ static int start_engine(run_t *r)
             }
             break;
         }
+    s->t_upload = sbf_now() - t_up;
     screen_describe_engine(s, r->engine, sizeof r->engine);
     const int slots = sbf_engine_slots(s->idx[0]);
     /* Encoding in the workers pays on GPUs (the writer thread is then the limit); the CPU

@@ -115,6 +115,8 @@ typedef struct {
     int failed;
     /* stage timings (--stats) */
     double t_read, t_score, t_encode, t_write, t_wait_write;
+    double t_load, t_upload;  /* opening: the indexes loaded, then put on the GPUs (--stats) */
+    int verified_now;         /* indexes whose filters this run verified (the others had a record) */
     double cpu_read, cpu_write;   /* CPU seconds of the reader's and writer's threads in those stages */
     pipeline_stats_t engine_stats;
     int show_progress;

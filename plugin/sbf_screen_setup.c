@@ -12,6 +12,7 @@
 #include "sbf_cli.h"
 #include "sbf_engine.h"
 #include "sbf_screen_int.h"
+#include "sbf_verified.h"
 
 /* ------------------------------------------------------------------ setup */
 
@@ -29,11 +30,12 @@ int screen_load_indexes(screen_t *s)
 {
     const screen_opt_t *o = s->o;
     sbf_opt_t first, p;
+    const double t0 = sbf_now();
     for (int x = 0; x < o->n_indexes; ++x) {
-        if (sbf_index_load(o->index_paths[x], 0, &s->idx[x]) != SBF_OK) {
-            cli_error(o->cmd, "%s", sbf_last_error());
+        index_verified_t how;
+        if (cli_index_open(o->cmd, o->index_paths[x], 0, &s->idx[x], &how) < 0)
             return -1;
-        }
+        s->verified_now += how == INDEX_VERIFIED_NOW;
         s->n_idx = x + 1;
         sbf_index_params(s->idx[x], x ? &p : &first);
         if (x && p.k != first.k) {
@@ -47,6 +49,7 @@ int screen_load_indexes(screen_t *s)
             s->max_targets = sbf_index_n_targets(s->idx[x]);
         s->k = first.k;
     }
+    s->t_load = sbf_now() - t0;
     /* the long-read layers serve when every index has one, all of one k: a fragment is scored
      * with one rule over every target */
     int with = 0, lk = 0, same = 1;
@@ -345,6 +348,9 @@ void screen_print_stats(const screen_t *s, FILE *fp)
     fprintf(fp, ", waiting for the engine %.2f, scoring %.2f and encoding %.2f (worker seconds), writing %.2f "
             "(CPU %.2f; writer idle %.2f); wall %.2f; peak RSS %.1f MiB\n", e->wait_submit, s->t_score, s->t_encode,
             s->t_write, s->cpu_write, s->t_wait_write, s->sum.seconds, peak_kib / 1024.0);
+    fprintf(fp, "sbf %s: opening (seconds): %d index%s %.2f (filters verified: %d now, %d by an earlier run), GPU upload "
+            "%.2f\n", s->o->cmd, s->n_idx, s->n_idx > 1 ? "es" : "", s->t_load, s->verified_now,
+            s->n_idx - s->verified_now, s->t_upload);
     fprintf(fp, "sbf %s: input: %lld of %llu records parsed in place (FASTQ), %lld of them by the read-ahead; "
             "read-ahead busy %.2f thread-s, reader waited %.2f s\n", s->o->cmd, s->in_place,
             (unsigned long long)(s->sum.reads_in + s->sum.extras), s->in_place_ahead, s->t_fill, s->t_fill_wait);

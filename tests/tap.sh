@@ -8,7 +8,11 @@ srcdir=${srcdir:-$(cd "$(dirname "$0")" && pwd)}
 SBF=${SBF:-$srcdir/../sbf}
 data=$srcdir/data
 work=$(mktemp -d "${TMPDIR:-/tmp}/sbf-$(basename "$0" .sh).XXXXXX") || exit 1
-[ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
+# the records of indexes verified once (plugin/sbf_verified.h): a folder of the test's own,
+# beside the scratch folder (tests count the scratch folder's entries)
+XDG_CACHE_HOME=$(mktemp -d "${TMPDIR:-/tmp}/sbf-$(basename "$0" .sh)-cache.XXXXXX") || exit 1
+export XDG_CACHE_HOME
+[ -n "${KEEP:-}" ] || trap 'rm -rf "$work" "$XDG_CACHE_HOME"' EXIT
 n=0
 failed=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
