@@ -23,6 +23,16 @@
 # plus sbf filter --remove human (writes the non-host pairs: say how many), the read-only pass
 # (FASTQ to /dev/null with the queries skipped: SBF_NULL_ENGINE), and the CPU engine. Each row
 # prints the records it wrote. Prints a table: seconds, Gbp/s of input, ratio to its baseline.
+#
+# HOST=big: a human-sized host. The target `human` is chr20 (63 Mbp, real) plus BIG_RECORDS
+# [30] records of 100 Mbp of uniform random sequence (bench/randfa.c, carried as
+# bench/sbf-randfa: the GPU machine has no 3 Gbp genome and the carry limit is 64 MiB), 3.06
+# Gbp in all, beside E. coli and lambda; the reads are the same (chr20's reads are host reads of
+# it). First rows: the index built on the GPU and on the CPU engine (wall, CPU seconds, peak
+# RSS by GNU time, carried as .devrt/bin/time; the two indexes compared byte for byte) beside
+# `cat` of the FASTA inputs and of the index, then opening (classify 10 reads, both engines);
+# then every section above against this index. Its files live in WORK/big (about 9 GB).
+# BUILD_ROWS=0 leaves the build rows out (the index is built once, untimed, if missing).
 set -uo pipefail
 export LD_LIBRARY_PATH=$PWD/.devrt/lib:${LD_LIBRARY_PATH:-} PATH=$PWD/.devrt/bin:$PATH
 SBF=${SBF:-$PWD/sbf}
@@ -68,9 +78,10 @@ fq_records() { local n=0 f; for f in "$@"; do n=$((n + $(wc -l < "$f") / 4)); do
 gz_records() { local n=0 f; for f in "$@"; do n=$((n + $(bgzip -dc "$f" | wc -l) / 4)); done; echo $n; }
 rows=()
 # row LABEL SECONDS VS RECORDS_WRITTEN [PAIRS]
-# (the CPU seconds are those of the timed call just before)
+# (the CPU seconds are those of the timed call just before; IN_GBP, when set, is the input's
+# size instead of PAIRS pairs of 2x150)
 row() { local p=${5:-$P}; rows+=("$(printf '| %-50s | %7.2f | %6.1f | %6.2f | %-22s | %11s |' "$1" "$2" "$cpu" \
-    "$(calc "2 * $p * 150 / $2 / 1e9")" "$3" "$4")"); }
+    "$(calc "${IN_GBP:-2 * $p * 150 / 1e9} / $2")" "$3" "$4")"); }
 
 # ---- data ----
 if [ ! -s r1.fq ]; then
@@ -100,25 +111,79 @@ for f in "$OLDPWD"/.devdata/*.fa*.gz; do
     b=$(basename "$f"); b=${b%%.*}
     [ "$b" = 20 ] || refs+=("$b=$f")
 done
-[ -s idx.sbf ] || "$SBF" build --gpu 0 -@ "$T" -o idx.sbf "${refs[@]}" 2> build.err
+idx=idx.sbf
+host_desc="human chr20"
+if [ "${HOST:-chr20}" = big ]; then
+    nbig=${BIG_RECORDS:-30}
+    RANDFA=${RANDFA:-$OLDPWD/bench/sbf-randfa}
+    [ -x "$RANDFA" ] || { echo "e2e: HOST=big needs bench/sbf-randfa (make bench/sbf-randfa, carry it)"; exit 2; }
+    mkdir -p big
+    for ((i = 1; i <= nbig; ++i)); do
+        [ -s big/rand_$i.fa ] || "$RANDFA" $i 1 100000000 rand$i > big/rand_$i.fa &
+        ((i % T == 0)) && wait
+    done
+    wait
+    for ((i = 1; i <= nbig; ++i)); do refs+=(human=big/rand_$i.fa); done
+    idx=big/big.sbf
+    host_desc="human = chr20 + $nbig x 100 Mbp random ($(awk "BEGIN { printf \"%.2f\", (63025520 + $nbig * 1e8) / 1e9 }") Gbp)"
+    gtime=$(command -v time || true)
+    [ -x "$OLDPWD/.devrt/bin/time" ] && gtime=$OLDPWD/.devrt/bin/time
+    # build LABEL ENGINE OUT: the median of RUNS builds; peak RSS (MB) of the last into $rss
+    build_big() {
+        local label=$1 gpu=$2 out=$3
+        OUTPUTS="$out" timed "$label" "$gtime" -f '%M' -o "$label.rss" "$SBF" build --gpu "$gpu" -@ "$T" -o "$out" "${refs[@]}"
+        rss=$(awk '{ printf "%.0f", $1 / 1024 }' "$label.rss")
+    }
+fi
+[ -s idx.sbf ] || "$SBF" build --gpu 0 -@ "$T" -o idx.sbf "${refs[@]:0:${#refs[@]}-${nbig:-0}}" 2> build.err
 [ "${ONLY_DATA:-0}" = 1 ] && { echo "e2e: workload ready in $work"; exit 0; }
-echo "# $P pairs 2x150, $H% from human chr20, the rest E. coli; $(ls -l r1.fq r2.fq | awk '{ s += $5 } END { printf "FASTQ %.2f GB", s / 1e9 }'); index: ${refs[*]%%=*}; $T threads; medians of $runs"
+echo "# $P pairs 2x150, $H% from human chr20, the rest E. coli; $(ls -l r1.fq r2.fq | awk '{ s += $5 } END { printf "FASTQ %.2f GB", s / 1e9 }'); index: ${refs[*]%%=*} ($host_desc); $T threads; medians of $runs"
 nvidia-smi --query-gpu=name --format=csv,noheader
 stages() { grep -hE "stages|input:" "$1.err" | sed "s/^/# /"; }
+
+# ---- HOST=big: the index built on both engines, and opened ----
+if [ "$idx" != idx.sbf ]; then
+  if [ "${BUILD_ROWS:-1}" = 0 ]; then   # the index only, built once and not timed
+    [ -s "$idx" ] || "$SBF" build --gpu 0 -@ "$T" -o "$idx" "${refs[@]}" 2> build_big.err ||
+        { echo "e2e: sbf build of the big index failed: $(tail -n 3 build_big.err)"; exit 1; }
+  else
+    ref_gbp=$(awk "BEGIN { printf \"%.3f\", (63025520 + 4641652 + 48502 + $nbig * 1e8) / 1e9 }")
+    timed cat_refs sh -c "zcat -f ${refs[*]#*=} > /dev/null"; base=$secs
+    IN_GBP=$ref_gbp row "zcat -f of the FASTA inputs to /dev/null" "$base" "1.00 (baseline)" "-"
+    build_big build_gpu 0 "$idx"
+    IN_GBP=$ref_gbp row "sbf build --gpu 0 -@$T (peak RSS $rss MB)" "$secs" "$(calc "$base / $secs")x cat" "$(ls -l "$idx" | awk '{ printf "%.2f GB", $5 / 1e9 }')"
+    build_big build_cpu none big/big_cpu.sbf
+    same=$(cmp -s "$idx" big/big_cpu.sbf && echo identical || echo DIFFERENT)
+    IN_GBP=$ref_gbp row "sbf build --gpu none -@$T (peak RSS $rss MB)" "$secs" "$(calc "$base / $secs")x cat" "$same bytes"
+    rm -f big/big_cpu.sbf
+  fi
+    timed cat_idx sh -c "cat $idx > /dev/null"
+    IN_GBP=$(ls -l "$idx" | awk '{ printf "%.3f", $5 / 1e9 }') row "cat of the index to /dev/null (GB/s)" "$secs" "-" "-"
+    head -n 40 r1.fq > few_1.fq; head -n 40 r2.fq > few_2.fq
+    # the first run against a file verifies its filters and leaves a record (a cache folder of
+    # its own here: every run is a first run); the later runs trust the record
+    for e in 0 none; do
+        OUTPUTS=few.fq timed open_first_$e sh -c "XDG_CACHE_HOME=\$(mktemp -d) exec \"$SBF\" classify --gpu $e -@ $T -x $idx -o few.fq few_1.fq few_2.fq"
+        IN_GBP=0.000003 row "opening, first run (verifies): --gpu $e, 10 pairs" "$secs" "-" "$(fq_records few.fq)"
+        OUTPUTS=few.fq timed open_$e "$SBF" classify --gpu $e -@ "$T" --stats -x "$idx" -o few.fq few_1.fq few_2.fq
+        IN_GBP=0.000003 row "opening: sbf classify --gpu $e of 10 pairs" "$secs" "-" "$(fq_records few.fq)"
+        grep -h "opening" open_$e.err | sed "s/^/# /"
+    done
+fi
 
 # ---- BAM -> BAM: every record written ----
 if want bam; then
 timed copy samtools view -@ "$T" -b -o copy.bam reads.bam; base=$secs
 row "samtools view -@$T -b (copy)" "$base" "1.00 (baseline)" "$(samtools view -c -@ "$T" copy.bam)"
-timed classify "$SBF" classify "${K[@]}" -@ "$T" --stats -x idx.sbf -o tagged.bam reads.bam
+timed classify "$SBF" classify "${K[@]}" -@ "$T" --stats -x "$idx" -o tagged.bam reads.bam
 row "sbf classify BAM -> tagged BAM (--gpu auto)" "$secs" "$(calc "$base / $secs")x the copy" "$(samtools view -c -@ "$T" tagged.bam)"
 stages classify
 gpus=$(nvidia-smi -L 2> /dev/null | grep -c '^GPU')
 if [ "$gpus" -ge 2 ]; then
-    timed classify2 "$SBF" classify "${K[@]}" -@ "$T" --stats --gpu all -x idx.sbf -o tagged2.bam reads.bam
+    timed classify2 "$SBF" classify "${K[@]}" -@ "$T" --stats --gpu all -x "$idx" -o tagged2.bam reads.bam
     row "sbf classify BAM -> tagged BAM ($gpus GPUs)" "$secs" "$(calc "$base / $secs")x the copy" "$(samtools view -c -@ "$T" tagged2.bam)"
 fi
-timed classify_cpu "$SBF" classify "${K[@]}" -@ "$T" --gpu none -x idx.sbf -o tagged_cpu.bam reads.bam
+timed classify_cpu "$SBF" classify "${K[@]}" -@ "$T" --gpu none -x "$idx" -o tagged_cpu.bam reads.bam
 row "sbf classify BAM -> tagged BAM (CPU engine)" "$secs" "$(calc "$base / $secs")x the copy" "$(samtools view -c -@ "$T" tagged_cpu.bam)"
 fi
 
@@ -129,11 +194,11 @@ for lv in default 1 0; do
     [ $lv = 0 ] && so=(-u)
     timed lv_samtools samtools view -@ "$T" "${so[@]}" -o lv.bam reads.bam; base=$secs
     row "samtools view -@$T ${so[*]}" "$base" "1.00 (baseline)" "$(samtools view -c -@ "$T" lv.bam)"
-    timed lv_sbf "$SBF" classify "${K[@]}" -@ "$T" --stats "${oo[@]}" -x idx.sbf -o lv.bam reads.bam
+    timed lv_sbf "$SBF" classify "${K[@]}" -@ "$T" --stats "${oo[@]}" -x "$idx" -o lv.bam reads.bam
     row "sbf classify ${oo[*]:--O bam (default level)}" "$secs" "$(calc "$base / $secs")x samtools" "$(samtools view -c -@ "$T" lv.bam)"
     stages lv_sbf
     if [ $lv = default ]; then
-        timed lv_null env SBF_NULL_ENGINE=1 "$SBF" classify "${K[@]}" -@ "$T" --stats -x idx.sbf -o lv.bam reads.bam
+        timed lv_null env SBF_NULL_ENGINE=1 "$SBF" classify "${K[@]}" -@ "$T" --stats -x "$idx" -o lv.bam reads.bam
         row "sbf classify, queries skipped (SBF_NULL_ENGINE)" "$secs" "$(calc "$base / $secs")x samtools" "$(samtools view -c -@ "$T" lv.bam)"
     fi
 done
@@ -143,15 +208,18 @@ fi
 if want fastq; then
 timed cat_fq sh -c 'cat r1.fq > c1.fq && cat r2.fq > c2.fq'; base=$secs
 row "cat of both mate files to files" "$base" "1.00 (baseline)" "$(fq_records c1.fq c2.fq)"
-timed classify_fq "$SBF" classify "${K[@]}" -@ "$T" --stats -x idx.sbf -1 t1.fq -2 t2.fq r1.fq r2.fq
+timed classify_fq "$SBF" classify "${K[@]}" -@ "$T" --stats -x "$idx" -1 t1.fq -2 t2.fq r1.fq r2.fq
 row "sbf classify FASTQ -> tagged FASTQ" "$secs" "$(calc "$base / $secs")x cat" "$(fq_records t1.fq t2.fq)"
 stages classify_fq
-timed filter_fq "$SBF" filter "${K[@]}" -@ "$T" --stats -x idx.sbf --remove human -1 f1.fq -2 f2.fq r1.fq r2.fq
+timed filter_fq "$SBF" filter "${K[@]}" -@ "$T" --stats -x "$idx" --remove human -1 f1.fq -2 f2.fq r1.fq r2.fq
 row "sbf filter FASTQ --remove human (writes the rest)" "$secs" "$(calc "$base / $secs")x cat" "$(fq_records f1.fq f2.fq)"
 stages filter_fq
+timed filter_fq_cpu "$SBF" filter "${K[@]}" -@ "$T" --gpu none --stats -x "$idx" --remove human -1 f1.fq -2 f2.fq r1.fq r2.fq
+row "sbf filter FASTQ --remove human, CPU engine" "$secs" "$(calc "$base / $secs")x cat" "$(fq_records f1.fq f2.fq)"
+stages filter_fq_cpu
 timed read_fq sh -c 'cat r1.fq r2.fq > /dev/null'
 row "cat of both mate files to /dev/null (read only)" "$secs" "-" "0"
-timed filter_io env SBF_NULL_ENGINE=1 "$SBF" filter "${K[@]}" -@ "$T" --stats -x idx.sbf --remove human -1 /dev/null -2 /dev/null r1.fq r2.fq
+timed filter_io env SBF_NULL_ENGINE=1 "$SBF" filter "${K[@]}" -@ "$T" --stats -x "$idx" --remove human -1 /dev/null -2 /dev/null r1.fq r2.fq
 row "sbf, queries skipped, to /dev/null (I/O ceiling)" "$secs" "-" "(/dev/null)"
 stages filter_io
 fi
@@ -160,7 +228,7 @@ fi
 if want bgzf; then
 timed roundtrip sh -c "bgzip -@ $T -dc r1.fq.gz | bgzip -@ $T -l 6 -c > rt1.fq.gz && bgzip -@ $T -dc r2.fq.gz | bgzip -@ $T -l 6 -c > rt2.fq.gz"
 base=$secs; row "bgzip -dc \\| bgzip -c of both mates (-@$T, level 6)" "$base" "1.00 (baseline)" "$(gz_records rt1.fq.gz rt2.fq.gz)"
-timed classify_gz "$SBF" classify "${K[@]}" -@ "$T" --stats -x idx.sbf -O fastq.gz,level=6 -1 tz1.fq.gz -2 tz2.fq.gz r1.fq.gz r2.fq.gz
+timed classify_gz "$SBF" classify "${K[@]}" -@ "$T" --stats -x "$idx" -O fastq.gz,level=6 -1 tz1.fq.gz -2 tz2.fq.gz r1.fq.gz r2.fq.gz
 row "sbf classify BGZF -> tagged BGZF (level 6)" "$secs" "$(calc "$base / $secs")x the round trip" "$(gz_records tz1.fq.gz tz2.fq.gz)"
 stages classify_gz
 fi
@@ -169,7 +237,7 @@ fi
 if want gzip; then
 timed gunzip sh -c 'gzip -dc g1.fq.gz > d1.fq & gzip -dc g2.fq.gz > d2.fq & wait'; base=$secs
 row "gzip -dc of both files to files ($G pairs)" "$base" "1.00 (baseline)" "$(fq_records d1.fq d2.fq)" "$G"
-timed classify_gzip "$SBF" classify "${K[@]}" -@ "$T" --stats -x idx.sbf -1 gz1.fq -2 gz2.fq g1.fq.gz g2.fq.gz
+timed classify_gzip "$SBF" classify "${K[@]}" -@ "$T" --stats -x "$idx" -1 gz1.fq -2 gz2.fq g1.fq.gz g2.fq.gz
 row "sbf classify gzip FASTQ -> tagged FASTQ ($G pairs)" "$secs" "$(calc "$base / $secs")x gzip -dc" "$(fq_records gz1.fq gz2.fq)" "$G"
 stages classify_gzip
 fi
