@@ -37,6 +37,43 @@ static int kmer_valid(const char *s, size_t i, int k)
     return 1;
 }
 
+/* The k-mer counts of sbf_seqbuf_append and sbf_seqbuf_kmers (blocks of 64 codes counted at
+ * once where they hold no non-base) against a count base by base: records cut anywhere, N
+ * alone, in runs and at block edges, every k from 1 to 32, dense and sparse N. */
+static void test_seqbuf_kmer_counts(void **state)
+{
+    (void)state;
+    uint64_t rng = 7;
+    for (int trial = 0; trial < 40; ++trial) {
+        const int k = 1 + trial % 32;
+        const unsigned n_rate = trial % 4 == 0 ? 2 : trial % 4 == 1 ? 50 : trial % 4 == 2 ? 400 : 100000;
+        sbf_seqbuf_t b;
+        sbf_seqbuf_init(&b);
+        uint64_t naive = 0, naive_other = 0;
+        const int other = 33 - k;   /* sbf_seqbuf_kmers for another k, as the long-read layer asks */
+        for (int rec = 0; rec < 5; ++rec) {
+            uint64_t len = (rng = rng * 6364136223846793005ULL + 1442695040888963407ULL) >> 54;   /* 0..1023 */
+            char *s = malloc(len + 1);
+            assert_non_null(s);
+            unsigned run = 0, run_other = 0;
+            for (uint64_t i = 0; i < len; ++i) {
+                rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+                s[i] = (rng >> 33) % n_rate == 0 ? 'N' : "ACGTacgt"[(rng >> 40) & 7];
+                run = s[i] == 'N' ? 0 : run + 1;
+                run_other = s[i] == 'N' ? 0 : run_other + 1;
+                naive += run >= (unsigned)k;
+                naive_other += run_other >= (unsigned)other;
+            }
+            assert_int_equal(sbf_seqbuf_append(&b, sbf_nt4_ascii, (const uint8_t *)s, len, k), SBF_OK);
+            free(s);
+        }
+        assert_int_equal(b.kmers, naive);
+        assert_int_equal(sbf_seqbuf_kmers(&b, k), naive);
+        assert_int_equal(sbf_seqbuf_kmers(&b, other), naive_other);
+        sbf_seqbuf_free(&b);
+    }
+}
+
 static void test_no_false_negatives(void **state)
 {
     (void)state;
@@ -534,6 +571,7 @@ static void test_nt16_like_ascii(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_seqbuf_kmer_counts),
         cmocka_unit_test(test_no_false_negatives),
         cmocka_unit_test(test_strand_symmetry),
         cmocka_unit_test(test_fpr_matches_prediction),
