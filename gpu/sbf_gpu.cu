@@ -196,7 +196,8 @@ extern "C" int sbf_gpu_index_upload(int device, const sbf_index_t *idx, sbf_gpu_
         const sbf_panel_t *pn = &idx->panels[q];
         size_t bytes = sbf_panel_bytes(idx, pn);
         CUDA_TRY(cudaMalloc(&g->bits[q], bytes));
-        CUDA_TRY(cudaMemcpy(g->bits[q], pn->bits, bytes, cudaMemcpyHostToDevice));
+        if ((rc = gpu_upload(device, g->bits[q], pn->bits, bytes)) != SBF_OK)
+            goto fail;
         g->small = g->small && pn->n_shards < ((uint64_t)1 << 32);
         if (pn->log2_width == 0)
             g->plain[g->n_plain++] = pn->members[0];

@@ -6,6 +6,7 @@
  *                      pinned host memory
  *   sbf_gpu_plan.cu    the kernel instances, and the choice among them (once per index upload,
  *                      once per build)
+ *   sbf_gpu_upload.cu  an index's arrays from the file's mapping to a device, staged by threads
  *   kernels/           device code, one kernel family per file */
 #ifndef SBF_GPU_INT_H
 #define SBF_GPU_INT_H
@@ -178,5 +179,9 @@ int gpu_blocking_set_take(sbf_gpu_index_t *g, size_t batch, size_t max_bases, bl
 /* Keep the set in the index for the next call (or free it when BLOCKING_CACHE are kept). */
 void gpu_blocking_set_give_back(sbf_gpu_index_t *g, blocking_set *set);
 void gpu_blocking_set_free(blocking_set *set);
+
+/* bytes at src (host memory, pageable: the index file's mapping) to dst on the device, through
+ * pinned buffers filled by several threads when large (sbf_gpu_upload.cu). SBF_OK or an error. */
+int gpu_upload(int device, void *dst, const void *src, size_t bytes);
 
 #endif

@@ -1,0 +1,125 @@
+/* sbf_gpu_upload.cu -- an index's arrays onto a device at the bus's speed.
+ *
+ * The arrays lie in the index file's mapping: pageable memory, which cudaMemcpy copies through
+ * one staging buffer of the driver's on one thread, about 8 GB/s on the H200 machine (0.75 s of
+ * a 6.1 GB human index, issue 27). Here several threads each copy chunks of the mapping into
+ * pinned buffers of their own (two each: one fills while the other is on the bus) and send them
+ * on a stream of their own: 11.5 GB/s on the H200 machine (0.53 s). Reading the file with pread
+ * instead, with 12 threads, was slower (0.74 s; doc/gpu-notes.md). Arrays below
+ * UPLOAD_STAGED_MIN go in one cudaMemcpy: the pinned buffers cost more than they save there.
+ */
+#include <pthread.h>
+#include <string.h>
+
+#include "sbf_gpu_int.h"
+
+#define UPLOAD_CHUNK ((size_t)16 << 20)
+#define UPLOAD_THREADS 8
+#define UPLOAD_STAGED_MIN ((size_t)256 << 20)
+
+typedef struct {
+    int device;
+    char *dst;
+    const char *src;
+    size_t bytes, n_chunks;
+    size_t next;              /* the next chunk to take (atomic) */
+    cudaError_t error;        /* the first failure of any thread, and its call */
+    const char *failed_call;
+    pthread_mutex_t lock;
+} upload_job_t;
+
+static void upload_failed(upload_job_t *job, cudaError_t e, const char *call)
+{
+    pthread_mutex_lock(&job->lock);
+    if (job->error == cudaSuccess) {
+        job->error = e;
+        job->failed_call = call;
+    }
+    pthread_mutex_unlock(&job->lock);
+    __atomic_store_n(&job->next, job->n_chunks, __ATOMIC_RELAXED);   /* the others stop too */
+}
+
+#define UPLOAD_TRY(call)                                                                             \
+    do {                                                                                             \
+        cudaError_t e_ = (call);                                                                     \
+        if (e_ != cudaSuccess) {                                                                     \
+            upload_failed(job, e_, #call);                                                           \
+            goto done;                                                                               \
+        }                                                                                            \
+    } while (0)
+
+static void *upload_worker(void *arg)
+{
+    upload_job_t *job = (upload_job_t *)arg;
+    cudaStream_t st = NULL;
+    cudaEvent_t sent[2] = {NULL, NULL};
+    char *buf[2] = {NULL, NULL};
+    UPLOAD_TRY(cudaSetDevice(job->device));
+    UPLOAD_TRY(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    for (int b = 0; b < 2; ++b) {
+        UPLOAD_TRY(cudaEventCreateWithFlags(&sent[b], cudaEventDisableTiming));
+        UPLOAD_TRY(cudaMallocHost((void **)&buf[b], UPLOAD_CHUNK));
+    }
+    for (unsigned i = 0;; ++i) {
+        const size_t c = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED);
+        if (c >= job->n_chunks)
+            break;
+        const size_t off = c * UPLOAD_CHUNK, n = job->bytes - off < UPLOAD_CHUNK ? job->bytes - off : UPLOAD_CHUNK;
+        const int b = i & 1;
+        UPLOAD_TRY(cudaEventSynchronize(sent[b]));   /* its last chunk has left the buffer */
+        memcpy(buf[b], job->src + off, n);
+        UPLOAD_TRY(cudaMemcpyAsync(job->dst + off, buf[b], n, cudaMemcpyHostToDevice, st));
+        UPLOAD_TRY(cudaEventRecord(sent[b], st));
+    }
+    UPLOAD_TRY(cudaStreamSynchronize(st));
+done:
+    /* cleanup after a failure may fail again; the first error is the one reported */
+    if (st)
+        cudaStreamSynchronize(st);
+    for (int b = 0; b < 2; ++b) {
+        if (buf[b])
+            cudaFreeHost(buf[b]);
+        if (sent[b])
+            cudaEventDestroy(sent[b]);
+    }
+    if (st)
+        cudaStreamDestroy(st);
+    return NULL;
+}
+
+int gpu_upload(int device, void *dst, const void *src, size_t bytes)
+{
+    int rc = SBF_OK;
+    if (bytes < UPLOAD_STAGED_MIN) {
+        CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+        return SBF_OK;
+    }
+    {
+        upload_job_t job;
+        memset(&job, 0, sizeof job);
+        job.device = device;
+        job.dst = (char *)dst;
+        job.src = (const char *)src;
+        job.bytes = bytes;
+        job.n_chunks = (bytes + UPLOAD_CHUNK - 1) / UPLOAD_CHUNK;
+        job.error = cudaSuccess;
+        if (pthread_mutex_init(&job.lock, NULL) != 0)
+            return sbf_error(SBF_E_THREAD, "cannot create a mutex");
+        pthread_t th[UPLOAD_THREADS];
+        int started = 0;
+        for (; started < UPLOAD_THREADS - 1; ++started)
+            if (pthread_create(&th[started], NULL, upload_worker, &job) != 0)
+                break;   /* fewer threads: slower, not wrong */
+        upload_worker(&job);
+        for (int i = 0; i < started; ++i)
+            pthread_join(th[i], NULL);
+        pthread_mutex_destroy(&job.lock);
+        if (job.error != cudaSuccess)
+            return sbf_error(SBF_E_IO, "CUDA: %s failed while uploading the index: %s", job.failed_call,
+                             cudaGetErrorString(job.error));
+        CUDA_TRY(cudaSetDevice(device));   /* the caller's device, as before the call */
+    }
+    return SBF_OK;
+fail:
+    return rc;
+}
