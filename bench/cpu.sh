@@ -8,11 +8,16 @@
 #   env: THREADS [2], PAIRS [1000000], PARTS [build fpr paths filter] (the sections to run; the
 #        index is built once whatever PARTS says), REF and OTHER (bench/genomes.sh), NO_MAKE=1
 #        (use the sbf and bench/sbf-bench already built: the GPU machine has no compiler)
+#   PARTS=big (not run by default; issue 27): queries per second per core against chr20 and
+#        against a human-sized index, chr20 + BIG_RECORDS [30] x 100 Mbp of random sequence
+#        (bench/sbf-randfa), 1 and THREADS threads, the same sbf-bench measurement for both
+#        (400,000 150 bp reads of the indexed sequence, and random reads); needs about 3 bytes
+#        of memory per indexed base
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5}
 . bench/genomes.sh
-[ "${NO_MAKE:-0}" = 1 ] || make -s sbf bench/sbf-bench
+[ "${NO_MAKE:-0}" = 1 ] || make -s sbf bench/sbf-bench bench/sbf-randfa
 part() { [[ " ${PARTS:-build fpr paths filter} " == *" $1 "* ]]; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/sbf-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -49,6 +54,26 @@ awk -F'\t' '{printf "%-44s %s\n", "build, insertion only, 1 thread (Mkmer/s)", $
              printf "%-44s %s\n", "query, 1 thread, random reads (Mkmer/s)", $18}' "$work/q1"
 awk -F'\t' -v t="$T" '{printf "%-44s %s\n", "query, " t " threads, chr20 reads (Mkmer/s)", $17;
              printf "%-44s %s\n", "query, " t " threads, random reads (Mkmer/s)", $18}' "$work/q$T"
+fi
+# a human-sized index against chr20's: the CPU engine when the filter is far larger than the caches
+if part big; then
+  nbig=${BIG_RECORDS:-30}
+  { zcat "$ref"; for i in $(seq "$nbig"); do ./bench/sbf-randfa "$i" 1 100000000 "rand$i"; done; } > "$work/big.fa"
+  for t in 1 "$T"; do
+    for ix in chr20 big; do
+      r=$ref; [ $ix = big ] && r=$work/big.fa
+      for i in $(seq "$runs"); do
+        ./bench/sbf-bench -r "$r" -o "$other" -@ "$t" -n 10000 -v 1000 -q 400000 2> /dev/null
+      done > "$work/$ix$t"
+    done
+    for col in 17:indexed 18:random; do
+      c=${col%%:*}
+      a=$(cut -f"$c" "$work/chr20$t" | median) b=$(cut -f"$c" "$work/big$t" | median)
+      printf '%-44s %s / %s (big/chr20 %s)\n' "query, $t thread(s), ${col#*:} reads, chr20 / big" "$a" "$b" \
+        "$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", b / a }')"
+    done
+  done
+  rm -f "$work/big.fa"
 fi
 # every scan path, 1 and T threads (queries only: -n/-v small), median of RUNS
 part paths && for p in $paths; do
