@@ -87,38 +87,40 @@ done:
     return NULL;
 }
 
+/* The staged copy of an array of UPLOAD_STAGED_MIN bytes or more. */
+static int upload_staged(int device, void *dst, const void *src, size_t bytes)
+{
+    upload_job_t job;
+    memset(&job, 0, sizeof job);
+    job.device = device;
+    job.dst = (char *)dst;
+    job.src = (const char *)src;
+    job.bytes = bytes;
+    job.n_chunks = (bytes + UPLOAD_CHUNK - 1) / UPLOAD_CHUNK;
+    job.error = cudaSuccess;
+    if (pthread_mutex_init(&job.lock, NULL) != 0)
+        return sbf_error(SBF_E_THREAD, "cannot create a mutex");
+    pthread_t th[UPLOAD_THREADS];
+    int started = 0;
+    for (; started < UPLOAD_THREADS - 1; ++started)
+        if (pthread_create(&th[started], NULL, upload_worker, &job) != 0)
+            break;   /* fewer threads: slower, not wrong */
+    upload_worker(&job);   /* on this thread too: it sets the device the caller had set already */
+    for (int i = 0; i < started; ++i)
+        pthread_join(th[i], NULL);
+    pthread_mutex_destroy(&job.lock);
+    if (job.error != cudaSuccess)
+        return sbf_error(SBF_E_IO, "CUDA: %s failed while uploading the index: %s", job.failed_call,
+                         cudaGetErrorString(job.error));
+    return SBF_OK;
+}
+
 int gpu_upload(int device, void *dst, const void *src, size_t bytes)
 {
     int rc = SBF_OK;
-    if (bytes < UPLOAD_STAGED_MIN) {
-        CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
-        return SBF_OK;
-    }
-    {
-        upload_job_t job;
-        memset(&job, 0, sizeof job);
-        job.device = device;
-        job.dst = (char *)dst;
-        job.src = (const char *)src;
-        job.bytes = bytes;
-        job.n_chunks = (bytes + UPLOAD_CHUNK - 1) / UPLOAD_CHUNK;
-        job.error = cudaSuccess;
-        if (pthread_mutex_init(&job.lock, NULL) != 0)
-            return sbf_error(SBF_E_THREAD, "cannot create a mutex");
-        pthread_t th[UPLOAD_THREADS];
-        int started = 0;
-        for (; started < UPLOAD_THREADS - 1; ++started)
-            if (pthread_create(&th[started], NULL, upload_worker, &job) != 0)
-                break;   /* fewer threads: slower, not wrong */
-        upload_worker(&job);
-        for (int i = 0; i < started; ++i)
-            pthread_join(th[i], NULL);
-        pthread_mutex_destroy(&job.lock);
-        if (job.error != cudaSuccess)
-            return sbf_error(SBF_E_IO, "CUDA: %s failed while uploading the index: %s", job.failed_call,
-                             cudaGetErrorString(job.error));
-        CUDA_TRY(cudaSetDevice(device));   /* the caller's device, as before the call */
-    }
+    if (bytes >= UPLOAD_STAGED_MIN)
+        return upload_staged(device, dst, src, bytes);
+    CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
     return SBF_OK;
 fail:
     return rc;
