@@ -224,8 +224,7 @@ int main_info(int argc, char **argv)
         return 1;
     }
     sbf_index_t *idx;
-    index_verified_t how;
-    if (cli_index_open("info", path, check, &idx, &how) < 0)   /* --check: every checksum, always */
+    if (cli_index_open("info", path, check, &idx, NULL) < 0)   /* --check: every checksum, always */
         return 1;
     sbf_opt_t o;
     sbf_index_params(idx, &o);

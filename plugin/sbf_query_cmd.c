@@ -146,8 +146,7 @@ int main_query(int argc, char **argv)
     cli_output_t out = {0};
     uint32_t *frag_hits = NULL;
     int status = 1, rc;
-    index_verified_t how;
-    if (cli_index_open(cmd, index_path, 0, &idx, &how) < 0)
+    if (cli_index_open(cmd, index_path, 0, &idx, NULL) < 0)
         return 1;
     int dev[SBF_MAX_GPUS], n_gpus = cli_gpu_resolve(cmd, &gpus, dev);
     if (n_gpus > 0 && sbf_index_use_gpus(idx, n_gpus, dev) != SBF_OK)

@@ -17,11 +17,8 @@ typedef enum { INDEX_VERIFIED_NOW, INDEX_VERIFIED_BEFORE } index_verified_t;
 
 /* Load path for command cmd: every checksum when `always` is set or no record matches (then a
  * record is written), else header and metadata only. 0, or -1 after printing the error. *how
- * says which happened. */
+ * (when not NULL) says which happened. The records lie in $XDG_CACHE_HOME/sbf/verified, else
+ * $HOME/.cache/sbf/verified; with neither variable set, every run verifies. */
 int cli_index_open(const char *cmd, const char *path, int always, sbf_index_t **out, index_verified_t *how);
-
-/* The folder of the records ($XDG_CACHE_HOME/sbf/verified, else $HOME/.cache/sbf/verified), or
- * NULL when neither variable is set (then every run verifies). */
-const char *verified_folder(void);
 
 #endif
