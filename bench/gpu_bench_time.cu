@@ -51,7 +51,7 @@ extern "C" int sbf_gpu_bench_build(int device, const sbf_index_t *idx, sbf_targe
             return cudaGetLastError();
         });
     if (rc == SBF_OK)
-        sbf_target_stats(idx, t);
+        sbf_target_stats(idx, t, 1);
 fail:
     cudaFree(d_codes);
     cudaFree(d_bits);

@@ -21,9 +21,13 @@ void sbf_seqbuf_free(sbf_seqbuf_t *b);
 /* Append one record (bytes mapped through `code`); k counts the valid k-mers. */
 int sbf_seqbuf_append(sbf_seqbuf_t *b, const uint8_t code[256], const uint8_t *seq, uint64_t len, int k);
 
+/* Append the records of src (read with the same k) to dst and free src: the buffer appending
+ * them one by one gives. An empty dst takes src's memory without a copy. */
+int sbf_seqbuf_move(sbf_seqbuf_t *dst, sbf_seqbuf_t *src);
+
 /* Valid k-mer positions of b for k-mers of length k (b->kmers counts them for the k of the
- * appends). */
-uint64_t sbf_seqbuf_kmers(const sbf_seqbuf_t *b, int k);
+ * appends), counted on up to `threads` threads. */
+uint64_t sbf_seqbuf_kmers(const sbf_seqbuf_t *b, int k, int threads);
 
 /* work(arg) on up to `threads` threads, the calling one included, then waits for them all. The
  * work shares itself out (chunks taken from a counter atomically), so a thread that cannot be
@@ -33,7 +37,7 @@ int sbf_run_threads(int threads, void *(*work)(void *), void *arg);
 
 /* Insert every valid k-mer of codes[0..len) into target t with `threads` threads (>= 1).
  * The result does not depend on the thread count: bits are only ever ORed. Then computes the
- * target's fill and predicted false-positive rate. */
+ * target's fill, predicted false-positive rate and clump chance (sbf_target_stats). */
 int sbf_build_target(const sbf_index_t *idx, sbf_target_t *t, const uint8_t *codes, uint64_t len,
                      int threads);
 

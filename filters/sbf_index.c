@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "sbf_build.h"
 #include "sbf_error.h"
 #include "sbf_index.h"
 #include "sbf_kmer.h"
@@ -32,6 +33,37 @@ static void target_release(sbf_target_t *t)
     free(t->masks);
 }
 
+/* A filter's zeroed memory. Large ones are mapped: the kernel's zero pages cost nothing until
+ * written, and the threads (or the GPU's copy) that fill the filter fault its pages in, in
+ * parallel, instead of one memset on one thread: 2.5 s for the 6.1 GB of a human index on the
+ * 2-core VM's memset (issue 27). Huge pages where the kernel gives them: a fault per 2 MiB. */
+#define FILTER_MAP_BYTES (2u << 20)
+static void *filter_alloc(size_t bytes)
+{
+    if (bytes >= FILTER_MAP_BYTES) {
+        void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED)
+            return NULL;
+#ifdef MADV_HUGEPAGE
+        (void)madvise(p, bytes, MADV_HUGEPAGE);   /* advice: refused, it costs 4 kB faults */
+#endif
+        return p;
+    }
+    void *p;
+    if (posix_memalign(&p, 64, bytes ? bytes : 64) != 0)
+        return NULL;
+    memset(p, 0, bytes);
+    return p;
+}
+
+static void filter_free(void *p, size_t bytes)
+{
+    if (p && bytes >= FILTER_MAP_BYTES)
+        munmap(p, bytes);
+    else
+        free(p);
+}
+
 void sbf_idx_free(sbf_index_t *idx)
 {
     if (!idx)
@@ -47,7 +79,7 @@ void sbf_idx_free(sbf_index_t *idx)
     for (int q = 0; q < idx->n_panels; ++q) {
         free(idx->panels[q].members);
         if (!idx->in_map)
-            free(idx->panels[q].bits);
+            filter_free(idx->panels[q].bits, sbf_panel_bytes(idx, &idx->panels[q]));
     }
     free(idx->panels);
     if (idx->map)
@@ -95,9 +127,8 @@ int sbf_idx_add_panel(sbf_index_t *idx, uint64_t n_shards, unsigned log2_width)
     pn->n_shards = n_shards;
     pn->log2_width = log2_width;
     size_t bytes = sbf_panel_bytes(idx, pn);
-    if (posix_memalign((void **)&pn->bits, 64, bytes) != 0)
+    if (!(pn->bits = filter_alloc(bytes)))
         return sbf_error(SBF_E_NOMEM, "out of memory allocating %zu bytes for a filter", bytes);
-    memset(pn->bits, 0, bytes);
     return idx->n_panels++;
 }
 
@@ -218,7 +249,22 @@ static inline uint64_t *shard_ptr(const sbf_target_t *t, uint64_t minimizer, uns
     return t->bits + sbf_shard_index((uint32_t)minimizer, t->n_shards) * words;
 }
 
-void sbf_insert_scanned(const sbf_index_t *idx, sbf_target_t *t, const sbf_scan_t *sc, int atomic)
+/* The bits of run r's s-mers in its shard: every s-mer once, merged into one mask. */
+static inline void run_mask(const sbf_scan_t *sc, uint32_t r, unsigned extra, unsigned H, unsigned log2b,
+                            uint64_t mask[8])
+{
+    for (unsigned q = 0; q < 8; ++q)
+        mask[q] = 0;
+    const uint64_t *h = sc->smer_hash + sc->runs[r].first;
+    const unsigned n_smers = sc->runs[r].n + extra;
+    for (unsigned j = 0; j < n_smers; ++j)
+        for (unsigned b = 0; b < H; ++b) {
+            unsigned bit = sbf_smer_bit((uint32_t)h[j], b, log2b);
+            mask[bit >> 6] |= 1ULL << (bit & 63);
+        }
+}
+
+void sbf_insert_scanned(const sbf_index_t *idx, sbf_target_t *t, const sbf_scan_t *sc)
 {
     const sbf_params_t *p = &idx->params;
     const unsigned words = sbf_params_shard_words(p), log2b = sbf_params_shard_log2(p);
@@ -230,35 +276,40 @@ void sbf_insert_scanned(const sbf_index_t *idx, sbf_target_t *t, const sbf_scan_
         __builtin_prefetch(shard[r], 1, 0);
     }
     for (uint32_t r = 0; r < sc->n_runs; ++r) {
-        /* Every s-mer of the run, once: merge into one shard mask, then one OR per word. */
-        uint64_t mask[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-        const uint64_t *h = sc->smer_hash + sc->runs[r].first;
-        const unsigned n_smers = sc->runs[r].n + extra;
-        for (unsigned j = 0; j < n_smers; ++j)
-            for (unsigned b = 0; b < H; ++b) {
-                unsigned bit = sbf_smer_bit((uint32_t)h[j], b, log2b);
-                mask[bit >> 6] |= 1ULL << (bit & 63);
-            }
+        uint64_t mask[8];
+        run_mask(sc, r, extra, H, log2b, mask);   /* then one OR per word */
         uint64_t *w = shard[r];
-        for (unsigned q = 0; q < words; ++q) {
-            if (!mask[q])
-                continue;
-            if (atomic)
-                __atomic_fetch_or(&w[q], mask[q], __ATOMIC_RELAXED);
-            else
-                w[q] |= mask[q];
-        }
+        for (unsigned q = 0; q < words; ++q)
+            w[q] |= mask[q];
+    }
+}
+
+void sbf_scanned_runs(const sbf_index_t *idx, const sbf_target_t *t, const sbf_scan_t *sc, sbf_run_sink_t *sink)
+{
+    const sbf_params_t *p = &idx->params;
+    const unsigned words = sbf_params_shard_words(p), log2b = sbf_params_shard_log2(p);
+    const unsigned H = (unsigned)p->hashes, extra = (unsigned)(p->k - p->s);
+    for (uint32_t r = 0; r < sc->n_runs; ++r) {
+        const uint64_t shard = sbf_shard_index((uint32_t)sc->runs[r].minimizer, t->n_shards);
+        uint64_t mask[8];
+        run_mask(sc, r, extra, H, log2b, mask);
+        uint64_t *rec = sink->put(sink, shard);
+        rec[0] = shard;
+        if (words == 8)   /* sizes known here: a copy inline, not a call to memcpy per run */
+            memcpy(rec + 1, mask, 8 * sizeof *mask);
+        else
+            memcpy(rec + 1, mask, 4 * sizeof *mask);
     }
 }
 
 void sbf_insert_seq(const sbf_index_t *idx, sbf_target_t *t, sbf_scan_t *sc, const uint8_t code[256],
-                    const uint8_t *seq, uint64_t len, int atomic)
+                    const uint8_t *seq, uint64_t len)
 {
     const uint64_t k = (uint64_t)idx->params.k;
     for (uint64_t start = 0; start + k <= len; start += SBF_WINDOW) {
         uint64_t wlen = len - start < SBF_WINDOW + k - 1 ? len - start : SBF_WINDOW + k - 1;
         sbf_scan_window(sc, &idx->params, code, seq + start, (uint32_t)wlen);
-        sbf_insert_scanned(idx, t, sc, atomic);
+        sbf_insert_scanned(idx, t, sc);
     }
 }
 
@@ -485,38 +536,6 @@ void sbf_query_seq_nt16(const sbf_index_t *idx, sbf_scan_t *sc, const uint8_t *p
     }
 }
 
-void sbf_target_stats(const sbf_index_t *idx, sbf_target_t *t)
-{
-    const sbf_params_t *p = &idx->params;
-    const unsigned words = sbf_params_shard_words(p);
-    /* A random k-mer picks a uniform shard; its k-s+1 s-mers are independent random values, each
-     * present with probability fill_shard^H. Summing over the real shards, not a mean fill,
-     * accounts for the shards that repeats overload. */
-    const double exponent = (double)p->hashes * (double)(p->k - p->s + 1);
-    double fpr_of[513];
-    for (int ones = 0; ones <= p->shard_bits; ++ones)
-        fpr_of[ones] = pow((double)ones / (double)p->shard_bits, exponent);
-    uint64_t set = 0;
-    double fpr_sum = 0.0;
-    for (uint64_t i = 0; i < t->n_shards; ++i) {
-        unsigned ones = 0;
-        for (unsigned q = 0; q < words; ++q)
-            ones += (unsigned)__builtin_popcountll(t->bits[i * words + q]);
-        set += ones;
-        fpr_sum += fpr_of[ones];
-    }
-    t->fill = (double)set / ((double)t->n_shards * (double)p->shard_bits);
-    t->predicted_fpr = fpr_sum / (double)t->n_shards;
-}
-
-/* The chance that, after a k-mer tests present by chance, the next k-mer of the read does too.
- * The next k-mer lies in the same super-k-mer run (the same shard, all s-mers but one shared)
- * about 1 - 2/(w+1) of the time, w = k-m+1 the minimizer window; then its one new s-mer must
- * find its H bits set: fill^H in a shard weighted by how likely that shard is to produce a false
- * positive at all (fill^(H(k-s+1))). Clumps from full shards are long, so the mean clump
- * length is averaged, then turned back into one continuation chance. Every shard counts: the few
- * overloaded ones weigh most. Measured clump sizes on random reads: 2.03 k-mers for chr20
- * (predicted 2.31), 1.13-1.23 for bacteria and viruses (predicted 1.17-1.20; doc/ACCURACY.md). */
 /* Bits set in x, without a call: built for any x86-64, __builtin_popcountll is a libgcc call. */
 static inline unsigned popcount64(uint64_t x)
 {
@@ -526,20 +545,106 @@ static inline unsigned popcount64(uint64_t x)
     return (unsigned)((x * 0x0101010101010101ULL) >> 56);
 }
 
-double sbf_target_clump(const sbf_index_t *idx, const sbf_target_t *t)
+/* The chance that, after a k-mer tests present by chance, the next k-mer of the read does too.
+ * The next k-mer lies in the same super-k-mer run (the same shard, all s-mers but one shared)
+ * about 1 - 2/(w+1) of the time, w = k-m+1 the minimizer window; then its one new s-mer must
+ * find its H bits set: fill^H in a shard weighted by how likely that shard is to produce a false
+ * positive at all (fill^(H(k-s+1))). Clumps from full shards are long, so the mean clump
+ * length is averaged, then turned back into one continuation chance. Every shard counts: the few
+ * overloaded ones weigh most. Measured clump sizes on random reads: 2.03 k-mers for chr20
+ * (predicted 2.31), 1.13-1.23 for bacteria and viruses (predicted 1.17-1.20; doc/ACCURACY.md).
+ * From the shards' counts of ones (hist[ones], see shard_histogram). */
+static double clump_of(const sbf_params_t *p, const uint64_t *hist)
 {
-    const sbf_params_t *p = &idx->params;
-    const unsigned words = sbf_params_shard_words(p);
     const double H = (double)p->hashes, fp_exp = H * (double)(p->k - p->s + 1);
     const double w = (double)(p->k - p->m + 1), same_run = 1 - 2 / (w + 1);
-    /* a shard's weight and mean clump depend on its count of ones only: one pow() per count,
-     * then a popcount per shard (a pass over the filter at memory speed) */
-    double weight[513], clump[513];
+    /* a shard's weight and mean clump depend on its count of ones only */
+    double num = 0, den = 0;
     for (int ones = 0; ones <= p->shard_bits; ++ones) {
-        const double fill = (double)ones / (double)p->shard_bits;
-        weight[ones] = pow(fill, fp_exp);
-        clump[ones] = weight[ones] / (1 - same_run * pow(fill, H));
+        if (!hist[ones])
+            continue;
+        const double fill = (double)ones / (double)p->shard_bits, weight = pow(fill, fp_exp);
+        num += (double)hist[ones] * (weight / (1 - same_run * pow(fill, H)));
+        den += (double)hist[ones] * weight;
     }
+    return den > 0 ? 1 - den / num : 0;   /* the geometric clump of the same mean */
+}
+
+/* Shards per count of ones: a pass over the filter, by chunks on `threads` threads (a human
+ * index is 6 GB to read; counts of shards add up the same in any order). */
+#define HIST_CHUNK_SHARDS (1u << 16)
+typedef struct {
+    const uint64_t *bits;
+    uint64_t n_shards, n_chunks, next;   /* next: taken atomically */
+    unsigned words, shard_bits;
+    uint64_t hist[513];                  /* added to atomically */
+} hist_job_t;
+
+static void *hist_worker(void *arg)
+{
+    hist_job_t *job = arg;
+    uint64_t hist[513] = {0};
+    for (;;) {
+        const uint64_t c = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED);
+        if (c >= job->n_chunks)
+            break;
+        const uint64_t first = c * HIST_CHUNK_SHARDS;
+        const uint64_t end = first + HIST_CHUNK_SHARDS < job->n_shards ? first + HIST_CHUNK_SHARDS : job->n_shards;
+        for (uint64_t i = first; i < end; ++i) {
+            unsigned ones = 0;
+            for (unsigned q = 0; q < job->words; ++q)
+                ones += popcount64(job->bits[i * job->words + q]);
+            ++hist[ones];
+        }
+    }
+    for (unsigned b = 0; b <= job->shard_bits; ++b)
+        if (hist[b])
+            __atomic_fetch_add(&job->hist[b], hist[b], __ATOMIC_RELAXED);
+    return NULL;
+}
+
+static void shard_histogram(const sbf_params_t *p, const uint64_t *bits, uint64_t n_shards, int threads,
+                            uint64_t hist[513])
+{
+    hist_job_t job;
+    memset(&job, 0, sizeof job);
+    job.bits = bits;
+    job.n_shards = n_shards;
+    job.n_chunks = (n_shards + HIST_CHUNK_SHARDS - 1) / HIST_CHUNK_SHARDS;
+    job.words = sbf_params_shard_words(p);
+    job.shard_bits = (unsigned)p->shard_bits;
+    if (threads < 1 || (uint64_t)threads > job.n_chunks)
+        threads = 1;
+    if (sbf_run_threads(threads, hist_worker, &job) != SBF_OK) {   /* no threads: this one alone */
+        job.next = 0;
+        hist_worker(&job);
+    }
+    memcpy(hist, job.hist, sizeof job.hist);
+}
+
+void sbf_target_stats(const sbf_index_t *idx, sbf_target_t *t, int threads)
+{
+    const sbf_params_t *p = &idx->params;
+    uint64_t hist[513];
+    shard_histogram(p, t->bits, t->n_shards, threads, hist);
+    /* A random k-mer picks a uniform shard; its k-s+1 s-mers are independent random values, each
+     * present with probability fill_shard^H. Summing over the real shards, not a mean fill,
+     * accounts for the shards that repeats overload. */
+    const double exponent = (double)p->hashes * (double)(p->k - p->s + 1);
+    uint64_t set = 0;
+    double fpr_sum = 0.0;
+    for (int ones = 0; ones <= p->shard_bits; ++ones) {
+        set += (uint64_t)ones * hist[ones];
+        if (hist[ones])
+            fpr_sum += (double)hist[ones] * pow((double)ones / (double)p->shard_bits, exponent);
+    }
+    t->fill = (double)set / ((double)t->n_shards * (double)p->shard_bits);
+    t->predicted_fpr = fpr_sum / (double)t->n_shards;
+    t->clump = clump_of(p, hist);
+}
+
+double sbf_target_clump(const sbf_index_t *idx, const sbf_target_t *t)
+{
     /* a target of a wide panel is read from a plain copy (indexes of format 3 store the clump
      * chance computed at build time: this is for callers that put bits in by hand) */
     const uint64_t *bits = t->bits;
@@ -550,16 +655,10 @@ double sbf_target_clump(const sbf_index_t *idx, const sbf_target_t *t)
         sbf_target_extract(idx, t, copy);
         bits = copy;
     }
-    double num = 0, den = 0;
-    for (uint64_t i = 0; i < t->n_shards; ++i) {
-        unsigned ones = 0;
-        for (unsigned q = 0; q < words; ++q)
-            ones += popcount64(bits[i * words + q]);
-        num += clump[ones];
-        den += weight[ones];
-    }
+    uint64_t hist[513];
+    shard_histogram(&idx->params, bits, t->n_shards, 1, hist);
     free(copy);
-    return den > 0 ? 1 - den / num : 0;   /* the geometric clump of the same mean */
+    return clump_of(&idx->params, hist);
 }
 
 const double *sbf_idx_clumps(const sbf_index_t *idx)

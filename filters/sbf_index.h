@@ -104,13 +104,24 @@ int sbf_check_shards(const char *name, uint64_t n_shards);
 /* Shards needed for `kmers` k-mers at `bits_per_kmer` bits each (at least 1). */
 uint64_t sbf_shards_for(const sbf_params_t *p, uint64_t kmers, double bits_per_kmer);
 
-/* Insert every valid k-mer of the window just scanned into target t. With `atomic` set the
- * bits are ORed atomically so several threads may insert into one target. */
-void sbf_insert_scanned(const sbf_index_t *idx, sbf_target_t *t, const sbf_scan_t *sc, int atomic);
+/* Insert every valid k-mer of the window just scanned into target t (one thread at a time per
+ * target: several build through sbf_scanned_runs()). */
+void sbf_insert_scanned(const sbf_index_t *idx, sbf_target_t *t, const sbf_scan_t *sc);
+
+/* Where sbf_scanned_runs() puts each run: put(sink, shard) returns room for one record of
+ * 1 + shard words (uint64_t): the shard's number, then the bits to OR into it. */
+typedef struct sbf_run_sink_s sbf_run_sink_t;
+struct sbf_run_sink_s {
+    uint64_t *(*put)(sbf_run_sink_t *sink, uint64_t shard);
+};
+
+/* What sbf_insert_scanned() would OR into target t, as records for the sink: several threads
+ * then insert without atomic operations, each into shards of its own (sbf_build.c). */
+void sbf_scanned_runs(const sbf_index_t *idx, const sbf_target_t *t, const sbf_scan_t *sc, sbf_run_sink_t *sink);
 
 /* Insert all k-mers of seq[0..len) (bytes mapped through `code`). */
 void sbf_insert_seq(const sbf_index_t *idx, sbf_target_t *t, sbf_scan_t *sc, const uint8_t code[256],
-                    const uint8_t *seq, uint64_t len, int atomic);
+                    const uint8_t *seq, uint64_t len);
 
 /* Query seq[0..len): *n_kmers = valid k-mers, hits[r] = k-mers present in target r.
  * presence, if not NULL, has n_targets rows of len-k+1 bytes (row r at r*(len-k+1)): 1 where
@@ -144,8 +155,8 @@ const double *sbf_idx_clumps(const sbf_index_t *idx);
 #define SBF_CHANCE_WINDOWS 200u
 int sbf_target_measure_chance(const sbf_index_t *idx, int r, const uint8_t *codes, uint64_t len);
 
-/* Recompute fill and predicted false-positive rate of t from its bits (t->bits: the plain
- * layout, as while it is built). */
-void sbf_target_stats(const sbf_index_t *idx, sbf_target_t *t);
+/* Recompute fill, predicted false-positive rate and clump chance of t from its bits (t->bits:
+ * the plain layout, as while it is built), in one pass on `threads` threads. */
+void sbf_target_stats(const sbf_index_t *idx, sbf_target_t *t, int threads);
 
 #endif

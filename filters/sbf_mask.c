@@ -10,7 +10,7 @@ int sbf_mask_build(const sbf_params_t *p, const sbf_seqbuf_t *const *seq, int n,
     *out = NULL;
     uint64_t kmers = 0;
     for (int i = 0; i < n; ++i)   /* the sequences were read for another k, perhaps */
-        kmers += sbf_seqbuf_kmers(seq[i], p->k);
+        kmers += sbf_seqbuf_kmers(seq[i], p->k, threads);
     sbf_index_t *idx = sbf_idx_new(p);
     if (!idx)
         return sbf_error(SBF_E_NOMEM, "out of memory");
@@ -38,10 +38,72 @@ typedef struct {
     unsigned k, dust_min;
     const uint8_t *codes;
     uint64_t len, n_chunks;
-    uint64_t *held;   /* bit p: the k-mer at p is in the mask (or not a valid k-mer) */
+    uint64_t *held;   /* bit p: the k-mer at p is in the mask or of low complexity */
+    uint64_t *size;   /* per chunk: bytes of its records, a separator after each (then offsets) */
+    uint64_t *kept, *dropped;   /* per chunk: valid k-mers kept and left out */
+    uint8_t *out;     /* the second pass writes each chunk's records at its offset */
     uint64_t next;    /* next chunk, taken atomically */
     int status;
 } mask_job_t;
+
+/* The k-mer start positions [*start, *start + *n) of chunk c */
+static void chunk_range(const mask_job_t *job, uint64_t c, uint64_t *start, uint64_t *n)
+{
+    *start = c * MASK_CHUNK;
+    uint64_t end = *start + MASK_CHUNK + job->k - 1;
+    if (end > job->len)
+        end = job->len;
+    *n = end - *start - job->k + 1;
+}
+
+/* The records of chunk c: each maximal stretch of kept k-mers (valid, not held) within the
+ * chunk, its bases and a separator (code 4) after it; written at out when out is not NULL.
+ * Stretches end at the chunk's edges: the records differ with the chunking (fixed, not the
+ * thread count) but their k-mers, all that building reads, do not. Returns the bytes. */
+static uint64_t chunk_records(mask_job_t *job, uint64_t c, uint8_t *out)
+{
+    const uint64_t k = job->k;
+    const uint8_t *codes = job->codes;
+    uint64_t start, n;
+    chunk_range(job, c, &start, &n);
+    /* the last non-base in the window of the k-mer at q is below q when that k-mer is valid */
+    int64_t bad = (int64_t)start - 1;
+    for (uint64_t p = start; p + 1 < start + k; ++p)
+        if (codes[p] > 3)
+            bad = (int64_t)p;
+    uint64_t bytes = 0, first = 0, run = 0, kept = 0, dropped = 0;
+    for (uint64_t q = start; q < start + n; ++q) {
+        if (codes[q + k - 1] > 3)
+            bad = (int64_t)(q + k - 1);
+        const int valid = bad < (int64_t)q, held = (int)(job->held[q >> 6] >> (q & 63) & 1);
+        dropped += valid && held;
+        if (valid && !held) {
+            if (run++ == 0)
+                first = q;
+            continue;
+        }
+        if (run) {
+            if (out) {
+                memcpy(out + bytes, codes + first, run + k - 1);
+                out[bytes + run + k - 1] = 4;
+            }
+            bytes += run + k;
+            kept += run;
+            run = 0;
+        }
+    }
+    if (run) {
+        if (out) {
+            memcpy(out + bytes, codes + first, run + k - 1);
+            out[bytes + run + k - 1] = 4;
+        }
+        bytes += run + k;
+        kept += run;
+    }
+    job->kept[c] = kept;
+    job->dropped[c] = dropped;
+    return bytes;
+}
 
 /* Trinucleotide at codes[0..2] (0..63), or 64 when one is not a base. */
 static unsigned trinucleotide(const uint8_t *c)
@@ -85,10 +147,10 @@ static void dust_mark(const uint8_t *codes, uint64_t start, uint64_t n, unsigned
     }
 }
 
+/* First pass, chunk by chunk: the held k-mers, then the size of the chunk's records. */
 static void *mask_worker(void *arg)
 {
     mask_job_t *job = arg;
-    const uint64_t k = job->k;
     sbf_scan_t *sc = job->mask ? malloc(sizeof *sc) : NULL;
     uint8_t *presence = job->mask ? malloc(MASK_CHUNK) : NULL;
     if (job->mask && (!sc || !presence)) {
@@ -101,23 +163,35 @@ static void *mask_worker(void *arg)
         const uint64_t c = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED);
         if (c >= job->n_chunks)
             break;
-        const uint64_t start = c * MASK_CHUNK;
-        uint64_t end = start + MASK_CHUNK + k - 1;
-        if (end > job->len)
-            end = job->len;
-        const uint64_t n = end - start - k + 1;
+        uint64_t start, n;
+        chunk_range(job, c, &start, &n);
         if (job->mask) {
             uint64_t n_kmers, hits;
-            sbf_query_seq(job->mask, sc, sbf_nt4_identity, job->codes + start, end - start, &n_kmers, &hits, presence);
+            sbf_query_seq(job->mask, sc, sbf_nt4_identity, job->codes + start, n + job->k - 1, &n_kmers, &hits,
+                          presence);
             for (uint64_t i = 0; i < n; ++i)
                 if (presence[i])
                     job->held[(start + i) >> 6] |= 1ULL << ((start + i) & 63);
         }
         if (job->dust_min)
-            dust_mark(job->codes, start, n, (unsigned)k, job->dust_min, job->held);
+            dust_mark(job->codes, start, n, job->k, job->dust_min, job->held);
+        job->size[c] = chunk_records(job, c, NULL);
     }
     free(sc);
     free(presence);
+    return NULL;
+}
+
+/* Second pass: each chunk's records at its offset (job->size now holds the offsets). */
+static void *copy_worker(void *arg)
+{
+    mask_job_t *job = arg;
+    for (;;) {
+        const uint64_t c = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED);
+        if (c >= job->n_chunks)
+            break;
+        chunk_records(job, c, job->out + job->size[c]);
+    }
     return NULL;
 }
 
@@ -130,47 +204,61 @@ int sbf_mask_apply(const sbf_index_t *mask, int k_given, unsigned dust_min, cons
         return SBF_OK;
     const uint64_t positions = in->len - k + 1;
     mask_job_t job = {mask, (unsigned)k, dust_min, in->codes, in->len, (positions + MASK_CHUNK - 1) / MASK_CHUNK,
-                      NULL, 0, SBF_OK};
-    if (!(job.held = calloc((positions + 63) / 64, sizeof *job.held)))
-        return sbf_error(SBF_E_NOMEM, "out of memory masking %llu k-mers", (unsigned long long)positions);
+                      NULL, NULL, NULL, NULL, NULL, 0, SBF_OK};
+    const size_t per_chunk = (size_t)job.n_chunks * sizeof(uint64_t);
+    int rc = SBF_OK;
+    if (!(job.held = calloc((positions + 63) / 64, sizeof *job.held)) || !(job.size = malloc(per_chunk)) ||
+        !(job.kept = malloc(per_chunk)) || !(job.dropped = malloc(per_chunk))) {
+        rc = sbf_error(SBF_E_NOMEM, "out of memory masking %llu k-mers", (unsigned long long)positions);
+        goto done;
+    }
     if (threads < 1)
         threads = 1;
     if ((uint64_t)threads > job.n_chunks)
         threads = (int)job.n_chunks;
     if (sbf_run_threads(threads, mask_worker, &job) != SBF_OK) {
-        free(job.held);
-        return sbf_error(SBF_E_NOMEM, "out of memory starting mask threads");
+        rc = sbf_error(SBF_E_NOMEM, "out of memory starting mask threads");
+        goto done;
     }
-    int rc = job.status == SBF_OK ? SBF_OK : sbf_error(job.status, "out of memory in a mask thread");
-
-    /* each maximal stretch of kept k-mers [first, p) becomes one record of bases
-     * [first, p + k - 1); a k-mer is kept when it is valid and the mask does not hold it */
-    uint64_t run = 0, first = 0, kept = 0, dropped = 0;
-    for (uint64_t p = 0; p < in->len && rc == SBF_OK; ++p) {
-        run = in->codes[p] < 4 ? run + 1 : 0;
-        if (p + 1 < k)
-            continue;
-        const uint64_t q = p + 1 - k;   /* the k-mer ending at p starts at q */
-        const int valid = run >= k, held = (int)(job.held[q >> 6] >> (q & 63) & 1);
-        if (valid && held)
-            ++dropped;
-        if (valid && !held) {
-            if (kept == 0)
-                first = q;
-            ++kept;
-            continue;
-        }
-        if (kept) {
-            rc = sbf_seqbuf_append(out, sbf_nt4_identity, in->codes + first, kept + k - 1, (int)k);
-            kept = 0;
-        }
+    if (job.status != SBF_OK) {
+        rc = sbf_error(job.status, "out of memory in a mask thread");
+        goto done;
     }
-    if (kept && rc == SBF_OK)
-        rc = sbf_seqbuf_append(out, sbf_nt4_identity, in->codes + first, kept + k - 1, (int)k);
-    free(job.held);
-    if (rc != SBF_OK)
-        return rc;
+    /* sizes to offsets; the records' bytes, less the separator after the last */
+    uint64_t bytes = 0, kept = 0, dropped = 0;
+    for (uint64_t c = 0; c < job.n_chunks; ++c) {
+        const uint64_t size = job.size[c];
+        job.size[c] = bytes;
+        bytes += size;
+        kept += job.kept[c];
+        dropped += job.dropped[c];
+    }
+    if (bytes > 0) {
+        if (!(job.out = malloc(bytes))) {
+            rc = sbf_error(SBF_E_NOMEM, "out of memory holding %llu bases of masked sequence",
+                           (unsigned long long)bytes);
+            goto done;
+        }
+        job.next = 0;
+        if (sbf_run_threads(threads, copy_worker, &job) != SBF_OK) {
+            rc = sbf_error(SBF_E_NOMEM, "out of memory starting mask threads");
+            goto done;
+        }
+        sbf_seqbuf_free(out);
+        out->codes = job.out;
+        out->cap = bytes;
+        out->len = bytes - 1;
+        out->kmers = kept;
+        out->run = 0;   /* a record appended next starts after a separator of its own */
+        job.out = NULL;
+    }
     out->bases = 0;
     *left_out = dropped;
-    return SBF_OK;
+done:
+    free(job.out);
+    free(job.held);
+    free(job.size);
+    free(job.kept);
+    free(job.dropped);
+    return rc;
 }

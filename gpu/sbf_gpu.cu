@@ -62,7 +62,7 @@ fail:
 }
 
 
-/* Build on the device: the filter is copied in, ORed into and copied back. */
+/* Build on the device: a zeroed filter there, ORed into and copied back. */
 extern "C" int sbf_gpu_build_target(int device, const sbf_index_t *idx, sbf_target_t *t, const uint8_t *codes,
                                     uint64_t len)
 {
@@ -82,7 +82,7 @@ extern "C" int sbf_gpu_build_target(int device, const sbf_index_t *idx, sbf_targ
     CUDA_TRY(cudaMemset(d_codes, 4, len + 8));
     CUDA_TRY(cudaMalloc(&d_bits, bytes));
     CUDA_TRY(cudaMemcpy(d_codes, codes, len, cudaMemcpyHostToDevice));
-    CUDA_TRY(cudaMemcpy(d_bits, t->bits, bytes, cudaMemcpyHostToDevice));
+    CUDA_TRY(cudaMemset(d_bits, 0, bytes));   /* a new filter: t->bits is all zero */
     b.codes = d_codes;
     b.bits = d_bits;
     if ((rc = gpu_grid_for(plan->threads(b), device, &blocks)))
@@ -93,7 +93,6 @@ extern "C" int sbf_gpu_build_target(int device, const sbf_index_t *idx, sbf_targ
         CUDA_TRY(cudaDeviceSynchronize());
     }
     CUDA_TRY(cudaMemcpy(t->bits, d_bits, bytes, cudaMemcpyDeviceToHost));
-    sbf_target_stats(idx, t);
 fail:
     cudaFree(d_codes);
     cudaFree(d_bits);

@@ -26,8 +26,10 @@ int sbf_gpu_warm(int device);
 int sbf_gpu_describe(int device, char *buf, size_t size);
 
 /* Insert every valid k-mer of codes[0..len) (2-bit codes, 4 = not a base) into target t of idx,
- * on `device`: t->bits (host memory, t->n_shards shards) receives the filter, ORed into what it
- * holds. The result is byte-identical to sbf_build_target() on the CPU. */
+ * on `device`: t->bits (host memory, t->n_shards shards, all zero: a new filter) receives the
+ * filter. The device starts from zeros of its own rather than a copy of t->bits (a human index
+ * is 6 GB of zeros to send). The bits are byte-identical to sbf_build_target()'s on the CPU;
+ * the caller computes the statistics (sbf_target_stats). */
 int sbf_gpu_build_target(int device, const sbf_index_t *idx, sbf_target_t *t, const uint8_t *codes, uint64_t len);
 
 /* An index copied to one device, for queries. */

@@ -39,9 +39,9 @@ extern "C" {
 #endif
 
 #define SBF_VERSION_MAJOR 0
-#define SBF_VERSION_MINOR 8
+#define SBF_VERSION_MINOR 9
 #define SBF_VERSION_PATCH 0
-#define SBF_VERSION "0.8.0"
+#define SBF_VERSION "0.9.0"
 
 #if defined(__GNUC__)
 #define SBF_EXPORT __attribute__((visibility("default")))
@@ -111,6 +111,19 @@ SBF_EXPORT int sbf_builder_add_target(sbf_builder_t *b, const char *name) SBF_RE
 /* Add every record of a FASTA/FASTQ (plain or gzip/BGZF) or SAM/BAM/CRAM file to target t.
  * The file is read now; each record is a separate sequence (no k-mer spans two records). */
 SBF_EXPORT int sbf_builder_add_file(sbf_builder_t *b, int target, const char *path) SBF_RESULT_USED;
+/* Add files 0..n-1, file i to target targets[i], as sbf_builder_add_file() on each in turn
+ * gives (the same sequences in the same order), reading up to opt.threads files at a time: a
+ * reference in one file per chromosome reads in about the time of its largest. On an error the
+ * targets are as before the call, and the message names the first file in the given order that
+ * failed. */
+SBF_EXPORT int sbf_builder_add_files(sbf_builder_t *b, int n, const int *targets, const char *const *paths)
+    SBF_RESULT_USED;
+/* Progress: fn(data, step) as the builder starts each step of sbf_builder_add_file(s),
+ * sbf_builder_add_mask() and sbf_builder_finish(), on the calling thread: "reading chr1.fa into
+ * target 'human'", "target 'human', k=31: filter on GPU 0", ... (text for people, not to parse).
+ * NULL stops the reports. */
+typedef void (*sbf_step_fn)(void *data, const char *step);
+SBF_EXPORT void sbf_builder_on_step(sbf_builder_t *b, sbf_step_fn fn, void *data);
 /* Add one in-memory sequence of len bytes to target t (the bytes are copied). */
 SBF_EXPORT int sbf_builder_add_seq(sbf_builder_t *b, int target, const char *seq, size_t len) SBF_RESULT_USED;
 /* Leave out of target t (or of every target, t = SBF_EVERY_TARGET) each k-mer found in the

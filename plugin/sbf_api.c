@@ -2,6 +2,7 @@
  * saving and describing it, and thin wrappers over the query engine (sbf_engine.c: CPU threads,
  * GPU copies, the multi-GPU split), the filters in filters/ and the reader in bam/. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "../filters/sbf_panel.h"
 #include "../gpu/sbf_gpu.h"
 #include "sbf.h"
+#include "sbf_build_read.h"
 #include "sbf_engine.h"
 
 typedef struct {
@@ -42,7 +44,29 @@ struct sbf_builder_s {
     int n_masks;
     int layer_k;       /* k of the long-read layer, 0 for none */
     unsigned dust_min; /* the index's k-mers of this DUST score or more are left out (0: none) */
+    sbf_step_fn on_step; /* sbf_builder_on_step() */
+    void *step_data;
 };
+
+/* Report the step the builder starts, if asked to (sbf_builder_on_step). */
+static void step(const sbf_builder_t *b, const char *fmt, ...) SBF_PRINTF(2, 3);
+static void step(const sbf_builder_t *b, const char *fmt, ...)
+{
+    if (!b->on_step)
+        return;
+    char text[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    b->on_step(b->step_data, text);
+}
+
+SBF_EXPORT void sbf_builder_on_step(sbf_builder_t *b, sbf_step_fn fn, void *data)
+{
+    b->on_step = fn;
+    b->step_data = data;
+}
 
 SBF_EXPORT const char *sbf_version(void) { return SBF_VERSION; }
 
@@ -164,37 +188,73 @@ static int add_source(pending_target_t *t, const char *source)
     return SBF_OK;
 }
 
-/* Every record of the file at path appended to seq; SBF_OK or an error naming the file. */
-static int read_sequences(const sbf_builder_t *b, const char *path, sbf_seqbuf_t *seq)
-{
-    sbf_seqfile_t *f;
-    int rc;
-    if ((rc = sbf_seqfile_open(path, b->opt.threads > 1 ? b->opt.threads : 0, &f)))
-        return rc;
-    sbf_seqrec_t rec = {{0, 0, NULL}, {0, 0, NULL}};
-    long long records = 0;
-    while ((rc = sbf_seqfile_read(f, &rec)) == 1) {
-        ++records;
-        if ((rc = sbf_seqbuf_append(seq, sbf_nt4_ascii, (const uint8_t *)rec.seq.s, rec.seq.l, b->params.k)))
-            break;
-    }
-    sbf_seqrec_free(&rec);
-    int close_rc = sbf_seqfile_close(f);
-    if (rc == SBF_OK && close_rc)
-        rc = close_rc;
-    if (rc == SBF_OK && records == 0)
-        rc = sbf_error(SBF_E_FORMAT, "%s: no sequences in file", path);
-    return rc;
-}
-
 SBF_EXPORT int sbf_builder_add_file(sbf_builder_t *b, int target, const char *path)
 {
     int rc = check_target(b, target);
     if (rc)
         return rc;
     pending_target_t *t = &b->targets[target];
-    if ((rc = read_sequences(b, path, &t->seq)) == SBF_OK)
+    step(b, "reading %s into target '%s'", path, t->name);
+    if ((rc = sbf_read_file(path, b->params.k, b->opt.threads > 1 ? b->opt.threads : 0, &t->seq)) == SBF_OK)
         rc = add_source(t, path);
+    return rc;
+}
+
+typedef struct {
+    sbf_builder_t *b;
+    const int *targets;
+    const char *const *paths;
+} add_files_t;
+
+static int take_file(void *arg, int i, sbf_seqbuf_t *seq)
+{
+    add_files_t *a = arg;
+    pending_target_t *t = &a->b->targets[a->targets[i]];
+    int rc = sbf_seqbuf_move(&t->seq, seq);
+    if (rc == SBF_OK)
+        rc = add_source(t, a->paths[i]);
+    if (rc == SBF_OK)
+        step(a->b, "read %s into target '%s'", a->paths[i], t->name);
+    return rc;
+}
+
+SBF_EXPORT int sbf_builder_add_files(sbf_builder_t *b, int n, const int *targets, const char *const *paths)
+{
+    int rc = n < 0 ? sbf_error(SBF_E_PARAM, "%d files", n) : SBF_OK;
+    for (int i = 0; i < n && rc == SBF_OK; ++i)
+        rc = check_target(b, targets[i]);
+    if (rc)
+        return rc;
+    /* what the targets hold now: an error puts them back */
+    sbf_seqbuf_t *before = malloc((size_t)(b->n_targets ? b->n_targets : 1) * sizeof *before);
+    int *sources = malloc((size_t)(b->n_targets ? b->n_targets : 1) * sizeof *sources);
+    if (!before || !sources) {
+        free(before);
+        free(sources);
+        return sbf_error(SBF_E_NOMEM, "out of memory");
+    }
+    for (int i = 0; i < b->n_targets; ++i) {
+        before[i] = b->targets[i].seq;
+        sources[i] = b->targets[i].n_sources;
+    }
+    step(b, "reading %d file%s, %d at a time", n, n == 1 ? "" : "s", b->opt.threads < n ? b->opt.threads : n);
+    add_files_t a = {b, targets, paths};
+    rc = sbf_read_files(n, paths, b->params.k, b->opt.threads, take_file, &a);
+    for (int i = 0; i < b->n_targets && rc != SBF_OK; ++i) {
+        pending_target_t *t = &b->targets[i];
+        if (before[i].len == 0) {   /* a moved buffer is not ours to keep */
+            sbf_seqbuf_free(&t->seq);
+        } else {   /* the same memory, perhaps grown: the records appended are cut off */
+            t->seq.len = before[i].len;
+            t->seq.bases = before[i].bases;
+            t->seq.kmers = before[i].kmers;
+            t->seq.run = before[i].run;
+        }
+        while (t->n_sources > sources[i])
+            free(t->sources[--t->n_sources]);
+    }
+    free(before);
+    free(sources);
     return rc;
 }
 
@@ -212,7 +272,10 @@ SBF_EXPORT int sbf_builder_add_mask(sbf_builder_t *b, int target, const char *pa
     sbf_seqbuf_init(&m->seq);
     if (!(m->path = strdup(path)))
         return sbf_error(SBF_E_NOMEM, "out of memory");
-    if ((rc = read_sequences(b, path, &m->seq)) == SBF_OK && m->seq.kmers == 0)
+    step(b, "reading mask %s (for %s%s%s)", path, target == SBF_EVERY_TARGET ? "every target" : "target '",
+         target == SBF_EVERY_TARGET ? "" : b->targets[target].name, target == SBF_EVERY_TARGET ? "" : "'");
+    if ((rc = sbf_read_file(path, b->params.k, b->opt.threads > 1 ? b->opt.threads : 0, &m->seq)) == SBF_OK &&
+        m->seq.kmers == 0)
         rc = sbf_error(SBF_E_PARAM, "mask %s has no valid %d-mer (sequences shorter than k, or only N)", path,
                        b->params.k);
     if (rc != SBF_OK) {
@@ -264,7 +327,7 @@ static int layer_plan(const sbf_builder_t *b, layer_build_t *L)
     const int k = L->params.k;
     for (int i = 0; i < n && rc == SBF_OK; ++i) {
         const pending_target_t *pt = &b->targets[i];
-        const uint64_t kmers = k == b->params.k ? pt->seq.kmers : sbf_seqbuf_kmers(&pt->seq, k);
+        const uint64_t kmers = k == b->params.k ? pt->seq.kmers : sbf_seqbuf_kmers(&pt->seq, k, b->opt.threads);
         if (kmers == 0) {
             rc = sbf_error(SBF_E_PARAM, "target '%s' has no valid %d-mer (sequences shorter than k, or only N)",
                            pt->name, k);
@@ -312,6 +375,8 @@ static int layer_sequence(const sbf_builder_t *b, layer_build_t *L, int i, sbf_s
         }
     sbf_index_t *mine = NULL;
     if (n > 0 || L->dust_min) {
+        step(b, "target '%s', k=%d: leaving out %s", pt->name, L->params.k,
+             n > 0 && L->dust_min ? "masked and low-complexity k-mers" : n > 0 ? "masked k-mers" : "low-complexity k-mers");
         if (n > 0 && own == 0 && !L->every)
             rc = sbf_mask_build(&L->params, seqs, n, b->opt.threads, &L->every);
         else if (own > 0)
@@ -336,7 +401,9 @@ static int layer_build_target(const sbf_builder_t *b, layer_build_t *L, int r, c
     const pending_target_t *pt = &b->targets[r];
     int rc = SBF_OK;
     t->bases = pt->seq.bases;
-    t->kmers = seq->len >= (uint64_t)L->params.k ? sbf_seqbuf_kmers(seq, L->params.k) : 0;
+    /* a sequence counts its k-mers for the k it was read (or masked) for */
+    t->kmers = seq == &pt->seq && L->params.k != b->params.k ? sbf_seqbuf_kmers(seq, L->params.k, b->opt.threads)
+                                                             : seq->kmers;
     t->masked = L->masked[r];
     if (t->kmers == 0)
         return sbf_error(SBF_E_PARAM, "target '%s' has no %d-mer its masks do not hold (%llu left out)", pt->name,
@@ -367,8 +434,10 @@ static int layer_build_target(const sbf_builder_t *b, layer_build_t *L, int r, c
         t->bits = scratch;
     }
     int dev = b->opt.gpu == SBF_GPU_AUTO ? (sbf_gpu_count() > 0 ? 0 : SBF_GPU_NONE) : b->opt.gpu;
-    if (dev >= 0)
+    if (dev >= 0) {
+        step(b, "target '%s', k=%d: filter on GPU %d", pt->name, L->params.k, dev);
         rc = sbf_gpu_build_target(dev, idx, t, seq->codes, seq->len);
+    }
     if (dev >= 0 && rc != SBF_OK && b->opt.gpu == SBF_GPU_AUTO) {
         /* "auto" promises a result, not a device: the CPU computes the same bits, and
          * sbf_index_notice() says so */
@@ -381,18 +450,25 @@ static int layer_build_target(const sbf_builder_t *b, layer_build_t *L, int r, c
         dev = SBF_GPU_NONE;
         rc = SBF_OK;
     }
-    if (dev < 0)
+    if (dev < 0) {
+        step(b, "target '%s', k=%d: filter with %d thread%s", pt->name, L->params.k, b->opt.threads,
+             b->opt.threads > 1 ? "s" : "");
         rc = sbf_build_target(idx, t, seq->codes, seq->len, b->opt.threads);
-    if (rc == SBF_OK)   /* stored in the index: a query needs no pass over the filter */
-        t->clump = sbf_target_clump(idx, t);
+    }
+    if (rc == SBF_OK && dev >= 0) {   /* fill, FPR and clump chance (stored: no query passes over the filter) */
+        step(b, "target '%s', k=%d: fill of the filter", pt->name, L->params.k);
+        sbf_target_stats(idx, t, b->opt.threads);
+    }
     if (rc == SBF_OK && wide)
         sbf_panel_put(idx, t, scratch);
     if (wide)
         t->bits = NULL;
     free(scratch);
     /* the long-read layer: the chance rate of reads like the target's own sequence, reversed */
-    if (rc == SBF_OK && L->measure_chance)
+    if (rc == SBF_OK && L->measure_chance) {
+        step(b, "target '%s', k=%d: chance rate", pt->name, L->params.k);
         rc = sbf_target_measure_chance(idx, r, pt->seq.codes, pt->seq.len);
+    }
     return rc;
 }
 

@@ -41,12 +41,24 @@ void usage_build(FILE *fp)
             "      --mask [NAME=]FILE   leave out of target NAME (of every target without NAME=) each\n"
             "                           k-mer found in FILE: a host masked against microbes keeps\n"
             "                           their reads (repeat to add masks)\n"
-            "  -@, --threads INT        threads [%d]\n"
+            "  -@, --threads INT        threads: files read at once, masking, insertion [%d]\n"
             "      --gpu auto|none|ID   build on a CUDA device (same bytes as the CPU) [auto]\n"
             "      --progress           report each step on stderr (default when it is a terminal)\n"
             "  -h, --help               this help\n",
             o.k, SBF_LONG_READ_K, SBF_DEFAULT_K_MINUS_M, o.k, o.m, o.k - o.m, o.s, o.k - o.s, o.hashes, o.shard_bits, o.bits_per_kmer,
             SBF_LONG_LAYER_K, SBF_DEFAULT_DUST, o.threads);
+}
+
+/* --progress: each step on its own line, with the seconds since the build started (the time
+ * of a step is the difference to the next line's) */
+static struct timespec progress_t0;
+static void report_step(void *data, const char *step)
+{
+    (void)data;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    fprintf(stderr, "sbf build: [%7.2f s] %s\n",
+            (double)(now.tv_sec - progress_t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - progress_t0.tv_nsec), step);
 }
 
 /* "dir/MG1655-K12.fasta.gz" -> "MG1655-K12" */
@@ -196,14 +208,21 @@ int main_build(int argc, char **argv)
         sbf_builder_destroy(b);
         goto early;
     }
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &progress_t0);
+    if (progress)
+        sbf_builder_on_step(b, report_step, NULL);
     /* Targets in the order of first appearance; NAME= repeated adds files to the same target. */
     char **names = calloc((size_t)(argc - optind), sizeof *names);
-    int n_names = 0, status = 1;
-    if (!names) {
+    const char **paths = calloc((size_t)(argc - optind), sizeof *paths);
+    int *file_target = calloc((size_t)(argc - optind), sizeof *file_target);
+    int n_names = 0, n_files = 0, status = 1;
+    if (!names || !paths || !file_target) {
         cli_error(cmd, "out of memory");
         sbf_builder_destroy(b);
+        free(names);
+        free(paths);
+        free(file_target);
         goto early;
     }
     for (int i = optind; i < argc; ++i) {
@@ -240,12 +259,13 @@ int main_build(int argc, char **argv)
         } else {
             free(name);
         }
-        if (progress)
-            fprintf(stderr, "sbf build: reading %s into target '%s'\n", path, names[t]);
-        if (sbf_builder_add_file(b, t, path) != SBF_OK) {
-            cli_error(cmd, "%s", sbf_last_error());
-            goto done;
-        }
+        paths[n_files] = path;
+        file_target[n_files++] = t;
+    }
+    /* read together: a reference in one file per chromosome reads on every thread */
+    if (sbf_builder_add_files(b, n_files, file_target, paths) != SBF_OK) {
+        cli_error(cmd, "%s", sbf_last_error());
+        goto done;
     }
     /* --mask [NAME=]FILE: NAME= as in a target argument; a name no target has is refused */
     for (int i = 0; i < n_mask_args; ++i) {
@@ -266,21 +286,20 @@ int main_build(int argc, char **argv)
             cli_error(cmd, "--mask '%s': expected [NAME=]FILE with a non-empty file", arg);
             goto done;
         }
-        if (progress)
-            fprintf(stderr, "sbf build: reading mask %s (for %s)\n", path, t >= 0 ? names[t] : "every target");
         if (sbf_builder_add_mask(b, t, path) != SBF_OK) {
             cli_error(cmd, "%s", sbf_last_error());
             goto done;
         }
     }
-    if (progress)
-    {
+    if (progress) {
+        char text[128];
         if (opt.gpu >= 0 || opt.gpu == SBF_GPU_AUTO)
-            fprintf(stderr, "sbf build: building %d filter%s on GPU %d\n", n_names, n_names > 1 ? "s" : "",
-                    opt.gpu >= 0 ? opt.gpu : dev[0]);
+            snprintf(text, sizeof text, "building %d filter%s on GPU %d", n_names, n_names > 1 ? "s" : "",
+                     opt.gpu >= 0 ? opt.gpu : dev[0]);
         else
-            fprintf(stderr, "sbf build: building %d filter%s with %d thread%s\n", n_names, n_names > 1 ? "s" : "",
-                    opt.threads, opt.threads > 1 ? "s" : "");
+            snprintf(text, sizeof text, "building %d filter%s with %d thread%s", n_names, n_names > 1 ? "s" : "",
+                     opt.threads, opt.threads > 1 ? "s" : "");
+        report_step(NULL, text);
     }
     sbf_index_t *idx;
     int rc = sbf_builder_finish(b, &idx);
@@ -292,7 +311,7 @@ int main_build(int argc, char **argv)
     if (sbf_index_notice(idx))
         fprintf(stderr, "sbf %s: notice: %s\n", cmd, sbf_index_notice(idx));
     if (progress)
-        fprintf(stderr, "sbf build: writing %s\n", out);
+        report_step(NULL, "writing the index");
     if (sbf_index_save(idx, out) != SBF_OK) {
         cli_error(cmd, "%s", sbf_last_error());
         sbf_index_destroy(idx);
@@ -316,7 +335,7 @@ int main_build(int argc, char **argv)
             }
         }
         fprintf(stderr, "sbf build: done in %.2f s; %s has checksum %016llx (sbf info --check)\n",
-                (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec), out,
+                (double)(t1.tv_sec - progress_t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - progress_t0.tv_nsec), out,
                 (unsigned long long)sbf_index_checksum(idx));
     }
     sbf_index_destroy(idx);
@@ -326,6 +345,8 @@ done:
     for (int j = 0; j < n_names; ++j)
         free(names[j]);
     free(names);
+    free(paths);
+    free(file_target);
     free(mask_args);
     return status;
 early:

@@ -68,10 +68,79 @@ static void test_seqbuf_kmer_counts(void **state)
             free(s);
         }
         assert_int_equal(b.kmers, naive);
-        assert_int_equal(sbf_seqbuf_kmers(&b, k), naive);
-        assert_int_equal(sbf_seqbuf_kmers(&b, other), naive_other);
+        assert_int_equal(sbf_seqbuf_kmers(&b, k, 1), naive);
+        assert_int_equal(sbf_seqbuf_kmers(&b, other, 3), naive_other);
         sbf_seqbuf_free(&b);
     }
+}
+
+/* Random bases (N at 1 in n_rate) in records of up to max_len, into b and base by base counted. */
+static uint64_t random_records(sbf_seqbuf_t *b, uint64_t *rng, int records, uint64_t max_len, unsigned n_rate, int k)
+{
+    uint64_t naive = 0;
+    for (int rec = 0; rec < records; ++rec) {
+        *rng = *rng * 6364136223846793005ULL + 1442695040888963407ULL;
+        const uint64_t len = 1 + (*rng >> 20) % max_len;   /* no empty record: sbf_seqbuf_move() keeps no separator of one */
+        char *s = malloc(len + 1);
+        assert_non_null(s);
+        unsigned run = 0;
+        for (uint64_t i = 0; i < len; ++i) {
+            *rng = *rng * 6364136223846793005ULL + 1442695040888963407ULL;
+            s[i] = (*rng >> 33) % n_rate == 0 ? 'N' : "ACGT"[(*rng >> 40) & 3];
+            run = s[i] == 'N' ? 0 : run + 1;
+            naive += run >= (unsigned)k;
+        }
+        assert_int_equal(sbf_seqbuf_append(b, sbf_nt4_ascii, (const uint8_t *)s, len, k), SBF_OK);
+        free(s);
+    }
+    return naive;
+}
+
+/* sbf_seqbuf_kmers by chunks of 1 MiB on several threads: runs of bases across the chunks'
+ * edges (N rare), a run shorter than k at an edge (N dense), and the same count on 1 and 4
+ * threads as base by base. */
+static void test_seqbuf_kmers_threads(void **state)
+{
+    (void)state;
+    uint64_t rng = 11;
+    const unsigned rates[] = {3, 40, 1000000};
+    for (int i = 0; i < 3; ++i) {
+        sbf_seqbuf_t b;
+        sbf_seqbuf_init(&b);
+        const int k = i == 2 ? 31 : 5 + 7 * i;
+        const uint64_t naive = random_records(&b, &rng, 4, 1500000, rates[i], k);
+        assert_true(b.len > 2u << 20);   /* several chunks */
+        assert_int_equal(b.kmers, naive);
+        assert_int_equal(sbf_seqbuf_kmers(&b, k, 1), naive);
+        assert_int_equal(sbf_seqbuf_kmers(&b, k, 4), naive);
+        sbf_seqbuf_free(&b);
+    }
+}
+
+/* sbf_seqbuf_move: appending a buffer's records gives the bytes and counts of appending them
+ * one by one, and an empty destination takes the source as it is. */
+static void test_seqbuf_move(void **state)
+{
+    (void)state;
+    uint64_t rng_a = 5, rng_b = 5;
+    sbf_seqbuf_t one, part, whole;
+    sbf_seqbuf_init(&one);
+    sbf_seqbuf_init(&part);
+    sbf_seqbuf_init(&whole);
+    uint64_t naive = random_records(&one, &rng_a, 3, 5000, 50, 21);
+    naive += random_records(&one, &rng_a, 4, 5000, 50, 21);   /* the same records, in one buffer */
+    random_records(&part, &rng_b, 3, 5000, 50, 21);
+    assert_int_equal(sbf_seqbuf_move(&whole, &part), SBF_OK);   /* into an empty buffer */
+    assert_null(part.codes);
+    random_records(&part, &rng_b, 4, 5000, 50, 21);
+    assert_int_equal(sbf_seqbuf_move(&whole, &part), SBF_OK);
+    assert_int_equal(whole.len, one.len);
+    assert_int_equal(whole.bases, one.bases);
+    assert_int_equal(whole.kmers, naive);
+    assert_int_equal(one.kmers, naive);
+    assert_memory_equal(whole.codes, one.codes, one.len);
+    sbf_seqbuf_free(&one);
+    sbf_seqbuf_free(&whole);
 }
 
 static void test_no_false_negatives(void **state)
@@ -572,6 +641,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_seqbuf_kmer_counts),
+        cmocka_unit_test(test_seqbuf_kmers_threads),
+        cmocka_unit_test(test_seqbuf_move),
         cmocka_unit_test(test_no_false_negatives),
         cmocka_unit_test(test_strand_symmetry),
         cmocka_unit_test(test_fpr_matches_prediction),
