@@ -73,6 +73,7 @@ void sbf_idx_free(sbf_index_t *idx)
     sbf_idx_free(idx->layer);   /* before the unmapping: its filters lie in this one's map */
     free(idx->notice);
     free(idx->clumps);
+    sbf_idx_plain_free(idx);
     for (int r = 0; r < idx->n_targets; ++r)
         target_release(&idx->targets[r]);
     free(idx->targets);
@@ -456,36 +457,40 @@ static void query_scanned(const sbf_index_t *idx, sbf_scan_t *sc, uint64_t start
 #if SBF_SCAN_HAVE_SIMD
     /* 512-bit shards on the AVX-512 path: eight s-mers tested at once (sbf_probe_simd.c), for
      * H <= 3, whose bits are all fields of the 32-bit hash itself (sbf_smer_bit) */
-    const int wide = log2b == 9 && H <= 3 && sbf_scan_path() == SBF_SCAN_AVX512;
+    const int avx512 = log2b == 9 && H <= 3 && sbf_scan_path() == SBF_SCAN_AVX512;
 #endif
+    uint64_t *const *plain = __atomic_load_n(&idx->plain, __ATOMIC_ACQUIRE);
     for (int q = 0; q < idx->n_panels; ++q) {
         const sbf_panel_t *pn = &idx->panels[q];
-        if (pn->log2_width > 0) {
+        if (pn->log2_width > 0 && !(plain && plain[pn->members[0]])) {
             probe_panel(idx, pn, sc, start, hits, presence, row);
             continue;
         }
-        /* a plain panel, one target: shards of every run first, prefetched, so that the runs'
-         * cache misses overlap */
-        const int r = pn->members[0];
-        const sbf_target_t *t = &idx->targets[r];
-        const uint64_t **shard = sc->shard;
-        for (uint32_t i = 0; i < sc->n_runs; ++i) {
-            shard[i] = shard_ptr(t, sc->runs[i].minimizer, words);
-            __builtin_prefetch(shard[i], 0, 0);
-        }
-        uint64_t count = 0;
-        for (uint32_t i = 0; i < sc->n_runs; ++i) {
-            const sbf_run_t *run = &sc->runs[i];
-            uint8_t *pr = presence ? presence + (uint64_t)r * row + start + run->first : NULL;
-#if SBF_SCAN_HAVE_SIMD
-            if (wide) {
-                count += avx512_probe_run(shard[i], sc->smer_hash + run->first, run->n, extra, H, pr);
-                continue;
+        /* a plain panel's target, or each of a wide panel's through its plain copy: the shards
+         * of every run first, prefetched, so that the runs' cache misses overlap */
+        for (int m = 0; m < pn->n_members; ++m) {
+            const int r = pn->members[m];
+            const sbf_target_t *t = &idx->targets[r];
+            const uint64_t *bits = pn->log2_width > 0 ? plain[r] : t->bits;
+            const uint64_t **shard = sc->shard;
+            for (uint32_t i = 0; i < sc->n_runs; ++i) {
+                shard[i] = bits + sbf_shard_index((uint32_t)sc->runs[i].minimizer, t->n_shards) * words;
+                __builtin_prefetch(shard[i], 0, 0);
             }
+            uint64_t count = 0;
+            for (uint32_t i = 0; i < sc->n_runs; ++i) {
+                const sbf_run_t *run = &sc->runs[i];
+                uint8_t *pr = presence ? presence + (uint64_t)r * row + start + run->first : NULL;
+#if SBF_SCAN_HAVE_SIMD
+                if (avx512) {
+                    count += avx512_probe_run(shard[i], sc->smer_hash + run->first, run->n, extra, H, pr);
+                    continue;
+                }
 #endif
-            count += probe_run(shard[i], sc->smer_hash + run->first, run->n, extra, H, log2b, pr);
+                count += probe_run(shard[i], sc->smer_hash + run->first, run->n, extra, H, log2b, pr);
+            }
+            hits[r] += count;
         }
-        hits[r] += count;
     }
 }
 

@@ -69,6 +69,8 @@ typedef struct sbf_index_s {
     void *accel;            /* a copy on an accelerator (plugin/: the GPU engine), or NULL */
     char *notice;           /* how the build went, when the caller should be told (or NULL) */
     double *clumps;         /* per target, sbf_target_clump(), computed once (sbf_idx_clumps) */
+    uint64_t **plain;       /* per target of a wide panel, its filter in the plain layout for the
+                             * CPU's queries (sbf_idx_plain_copies), or NULL */
     void (*accel_free)(void *accel);
 } sbf_index_t;   /* the same type as the opaque sbf_index_t of plugin/sbf.h */
 
@@ -136,6 +138,16 @@ void sbf_query_seq(const sbf_index_t *idx, sbf_scan_t *sc, const uint8_t code[25
  * through sbf_nt4_nt16. */
 void sbf_query_seq_nt16(const sbf_index_t *idx, sbf_scan_t *sc, const uint8_t *packed, uint64_t len,
                         uint64_t *n_kmers, uint64_t *hits);
+
+/* Plain copies of the targets of wide panels of few members (sbf_plain.c): the CPU's queries
+ * then touch one cache line per run and target, as with plain filters, and give the same answers. Made once,
+ * on `threads` threads, by the first caller (others wait); later queries of idx from any thread
+ * use them. SBF_OK (also when there is no wide panel), or SBF_E_NOMEM: the queries then read the
+ * panels as they are (slower, the same answers). */
+int sbf_idx_plain_copies(const sbf_index_t *idx, int threads);
+/* Whether sbf_idx_plain_copies() copies the targets of this panel (wide, with few members). */
+int sbf_panel_copied(const sbf_panel_t *pn);
+void sbf_idx_plain_free(sbf_index_t *idx);
 
 /* How often a false positive continues into the read's next k-mer (see sbf_index.c): the
  * clumping of chance hits, for the scoring rule. -1 when out of memory (a target of a wide

@@ -30,6 +30,8 @@ typedef struct {
 } query_job_t;
 
 #define QUERY_BLOCK 64u
+/* A query of this many reads or more makes the CPU's plain copies of panels (sbf_plain.c) */
+#define PLAIN_COPY_READS 1000u
 
 static void *query_worker(void *arg)
 {
@@ -189,6 +191,10 @@ static void give_back_helpers(sbf_helper_t **h, int n)
 
 static int run_query_job(query_job_t *job, int threads)
 {
+    /* once per index, for a run's batches (a few reads do without); without them (no memory),
+     * the panels as they are */
+    if (job->n >= PLAIN_COPY_READS)
+        (void)sbf_idx_plain_copies(job->idx, threads);
     size_t blocks = (job->n + QUERY_BLOCK - 1) / QUERY_BLOCK;
     if ((size_t)threads > blocks)
         threads = blocks ? (int)blocks : 1;

@@ -435,6 +435,8 @@ static void test_panel_like_plain(void **state)
     for (int t = 0; t < T; ++t)
         split += multi->targets[t].cols > 1;
     assert_true(wide >= 1 && split >= 1);   /* both kinds of column are exercised */
+    for (int q = 0; q < multi->n_panels; ++q)   /* many members: read as a panel, not copied */
+        assert_false(multi->panels[q].log2_width > 0 && sbf_panel_copied(&multi->panels[q]));
     char *reads[N];
     const char *seqs[N];
     size_t lens[N];
@@ -490,6 +492,79 @@ static void test_panel_like_plain(void **state)
     free(k1);
     free(h1);
     sbf_index_destroy(multi);
+}
+
+/* The CPU engine's plain copies of wide panels' targets (sbf_idx_plain_copies): each equals
+ * sbf_target_extract()'s plain layout, and queries through them give the panel probe's k-mer
+ * counts, hits and per-k-mer presence, made on 1 or 3 threads. */
+static void test_plain_copies(void **state)
+{
+    (void)state;
+    test_seed(43);
+    enum { T = 3, N = 300 };
+    /* a host and a microbe 13 times smaller (chr20 and E. coli: 12 + 1 of 16 columns), and a
+     * target of its own */
+    const size_t sizes[T] = {260000, 20000, 3000};
+    char *g[T];
+    for (int t = 0; t < T; ++t)
+        g[t] = random_dna(sizes[t]);
+    sbf_scan_t *sc = malloc(sizeof *sc);
+    assert_non_null(sc);
+    for (int threads = 1; threads <= 3; threads += 2) {
+        sbf_opt_t o = test_opt(31, 25, 25, 2, 2);
+        sbf_index_t *multi = build_targets(&o, g, T);
+        int copied = 0;
+        for (int q = 0; q < multi->n_panels; ++q)
+            copied += sbf_panel_copied(&multi->panels[q]);
+        assert_true(copied >= 1);
+        assert_null(multi->plain);
+        uint64_t nk_panel[N], h_panel[N][T];
+        static uint8_t p_panel[N][T * (150 - 31 + 1)];
+        char *reads[N];
+        for (int i = 0; i < N; ++i) {
+            const int t = i % (T + 1);
+            if (t == T) {
+                reads[i] = random_dna(150);
+            } else {
+                reads[i] = malloc(151);
+                memcpy(reads[i], g[t] + (size_t)(i * 53) % (sizes[t] - 150), 150);
+                reads[i][150] = 0;
+                reads[i][i % 150] = "ACGT"[i & 3];
+            }
+            sbf_query_seq(multi, sc, sbf_nt4_ascii, (const uint8_t *)reads[i], 150, &nk_panel[i], h_panel[i], p_panel[i]);
+        }
+        assert_int_equal(sbf_idx_plain_copies(multi, threads), SBF_OK);
+        assert_non_null(multi->plain);
+        for (int t = 0; t < T; ++t) {
+            const sbf_target_t *x = &multi->targets[t];
+            if (!sbf_panel_copied(&multi->panels[x->panel])) {
+                assert_null(multi->plain[t]);
+                continue;
+            }
+            uint64_t *plain = malloc(sbf_target_bytes(multi, x));
+            assert_non_null(plain);
+            sbf_target_extract(multi, x, plain);
+            assert_memory_equal(multi->plain[t], plain, sbf_target_bytes(multi, x));
+            free(plain);
+        }
+        uint64_t positive = 0;
+        for (int i = 0; i < N; ++i) {
+            uint64_t nk, h[T];
+            static uint8_t pr[T * (150 - 31 + 1)];
+            sbf_query_seq(multi, sc, sbf_nt4_ascii, (const uint8_t *)reads[i], 150, &nk, h, pr);
+            assert_int_equal(nk, nk_panel[i]);
+            assert_memory_equal(h, h_panel[i], sizeof h);
+            assert_memory_equal(pr, p_panel[i], sizeof pr);
+            for (int t = 0; t < T; ++t)
+                positive += h[t];
+            free(reads[i]);
+        }
+        assert_true(positive > 0);
+        sbf_index_destroy(multi);
+    }
+    free(sc);
+    for (int t = 0; t < T; ++t)
+        free(g[t]);
 }
 
 static void test_multi_target(void **state)
@@ -643,6 +718,7 @@ int main(void)
         cmocka_unit_test(test_seqbuf_kmer_counts),
         cmocka_unit_test(test_seqbuf_kmers_threads),
         cmocka_unit_test(test_seqbuf_move),
+        cmocka_unit_test(test_plain_copies),
         cmocka_unit_test(test_no_false_negatives),
         cmocka_unit_test(test_strand_symmetry),
         cmocka_unit_test(test_fpr_matches_prediction),
