@@ -32,7 +32,8 @@
 # RSS by GNU time, carried as .devrt/bin/time; the two indexes compared byte for byte) beside
 # `cat` of the FASTA inputs and of the index, then opening (classify 10 reads, both engines);
 # then every section above against this index. Its files live in WORK/big (about 9 GB).
-# BUILD_ROWS=0 leaves the build rows out (the index is built once, untimed, if missing).
+# BUILD_ROWS=0 leaves the build rows out (the index is built once, untimed, if missing);
+# BUILD_RUNS sets their runs apart from RUNS (a human-sized build takes 30-50 s).
 set -uo pipefail
 export LD_LIBRARY_PATH=$PWD/.devrt/lib:${LD_LIBRARY_PATH:-} PATH=$PWD/.devrt/bin:$PATH
 SBF=${SBF:-$PWD/sbf}
@@ -131,7 +132,9 @@ if [ "${HOST:-chr20}" = big ]; then
     # build LABEL ENGINE OUT: the median of RUNS builds; peak RSS (MB) of the last into $rss
     build_big() {
         local label=$1 gpu=$2 out=$3
-        OUTPUTS="$out" timed "$label" "$gtime" -f '%M' -o "$label.rss" "$SBF" build --gpu "$gpu" -@ "$T" -o "$out" "${refs[@]}"
+        OUTPUTS="$out" runs=${BUILD_RUNS:-$runs} timed "$label" "$gtime" -f '%M' -o "$label.rss" "$SBF" build --gpu "$gpu" -@ "$T" --progress -o "$out" "${refs[@]}"
+        # the steps of the last build (seconds since its start; sbf build --progress)
+        grep -E "sbf build: \[" "$label.err" | grep -v "\] read " | sed "s/^/# /" >&2
         rss=$(awk '{ printf "%.0f", $1 / 1024 }' "$label.rss")
     }
 fi
