@@ -494,9 +494,46 @@ static void test_panel_like_plain(void **state)
     sbf_index_destroy(multi);
 }
 
-/* The CPU engine's plain copies of wide panels' targets (sbf_idx_plain_copies): each equals
- * sbf_target_extract()'s plain layout, and queries through them give the panel probe's k-mer
- * counts, hits and per-k-mer presence, made on 1 or 3 threads. */
+/* sbf_build_target on several threads (buckets of records per owner of a range of shards, no
+ * atomic OR) against one thread (straight into the filter): the same bytes, fill, FPR and clump
+ * for a sequence of 6 chunks of k-mers, 256- and 512-bit shards, 2, 3 and 8 threads. */
+static void test_build_threads(void **state)
+{
+    (void)state;
+    test_seed(47);
+    char *g = random_dna(1600000);
+    sbf_seqbuf_t sb;
+    sbf_seqbuf_init(&sb);
+    assert_int_equal(sbf_seqbuf_append(&sb, sbf_nt4_ascii, (const uint8_t *)g, 1600000, 31), SBF_OK);
+    for (int shard_bits = 256; shard_bits <= 512; shard_bits *= 2) {
+        sbf_params_t p = {31, 25, 25, 2, shard_bits};
+        const uint64_t shards = sbf_shards_for(&p, sb.kmers, 16.0);
+        sbf_index_t *one = sbf_idx_new(&p);
+        assert_non_null(one);
+        assert_int_equal(sbf_idx_add_target(one, "one", shards), 0);
+        assert_int_equal(sbf_build_target(one, &one->targets[0], sb.codes, sb.len, 1), SBF_OK);
+        const int counts[] = {2, 3, 8};
+        for (int i = 0; i < 3; ++i) {
+            sbf_index_t *many = sbf_idx_new(&p);
+            assert_non_null(many);
+            assert_int_equal(sbf_idx_add_target(many, "many", shards), 0);
+            assert_int_equal(sbf_build_target(many, &many->targets[0], sb.codes, sb.len, counts[i]), SBF_OK);
+            assert_memory_equal(many->targets[0].bits, one->targets[0].bits, sbf_target_bytes(one, &one->targets[0]));
+            assert_true(many->targets[0].fill == one->targets[0].fill && many->targets[0].fill > 0.1);
+            assert_true(many->targets[0].predicted_fpr == one->targets[0].predicted_fpr);
+            assert_true(many->targets[0].clump == one->targets[0].clump);
+            sbf_idx_free(many);
+        }
+        sbf_idx_free(one);
+    }
+    sbf_seqbuf_free(&sb);
+    free(g);
+}
+
+/* The CPU engine's plain copies of the targets of a wide panel of few members
+ * (sbf_idx_plain_copies): each equals sbf_target_extract()'s plain layout, and queries through
+ * them give the panel probe's k-mer counts, hits and per-k-mer presence, made on 1 or 3
+ * threads. */
 static void test_plain_copies(void **state)
 {
     (void)state;
@@ -719,6 +756,7 @@ int main(void)
         cmocka_unit_test(test_seqbuf_kmers_threads),
         cmocka_unit_test(test_seqbuf_move),
         cmocka_unit_test(test_plain_copies),
+        cmocka_unit_test(test_build_threads),
         cmocka_unit_test(test_no_false_negatives),
         cmocka_unit_test(test_strand_symmetry),
         cmocka_unit_test(test_fpr_matches_prediction),
