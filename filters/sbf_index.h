@@ -72,6 +72,7 @@ typedef struct sbf_index_s {
     uint64_t **plain;       /* per target of a wide panel, its filter in the plain layout for the
                              * CPU's queries (sbf_idx_plain_copies), or NULL */
     void (*accel_free)(void *accel);
+    int threads;            /* threads that may write it (the builder's; 0 or 1: one) */
 } sbf_index_t;   /* the same type as the opaque sbf_index_t of plugin/sbf.h */
 
 /* Empty index with parameters p (checked by the caller). */

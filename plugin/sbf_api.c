@@ -518,6 +518,7 @@ SBF_EXPORT int sbf_builder_finish(sbf_builder_t *b, sbf_index_t **out)
         lay.idx = NULL;
     }
     if (rc == SBF_OK) {
+        main.idx->threads = b->opt.threads;   /* sbf_index_save() writes on as many */
         *out = main.idx;
         main.idx = NULL;
     }

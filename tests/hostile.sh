@@ -281,6 +281,29 @@ else
   skip "output folder not writable" "no way to make a folder read-only here (root, and neither unshare -m nor unshare -rm can mount a tmpfs)"
 fi
 chmod 755 ro
+# A full disk while the index is written: a 64 kB tmpfs over full/ in a mount namespace of the
+# command's own (as ro/ above); the space is reserved before any filter is copied (fallocate),
+# so the error is a line, not a signal, and no temporary file stays (listed inside the mount).
+mkdir full
+"$SBF" build -o full_ref.sbf lambda="$data/lambda.fa.gz" ecoli="$data/ecoli_slice.fa.gz" 2> /dev/null
+full_bytes=$(stat -c %s full_ref.sbf)
+full_left=$(mktemp)   # outside the folder: the case checks that no entry appears there
+in_full() { FULL_LEFT=$full_left unshare $full_ns sh -c 'mount -t tmpfs -o size=64k sbf-full full 2> /dev/null || exit 99; "$@"; rc=$?; ls -A full > "$FULL_LEFT"; exit $rc' sh "$@"; }
+full_ns=
+for ns in -m -rm; do
+  if [ "$(id -u)" -eq 0 ] || [ "$ns" = -rm ]; then
+    if unshare $ns sh -c 'mount -t tmpfs -o size=64k sbf-full full 2> /dev/null' 2> /dev/null; then full_ns=$ns; break; fi
+  fi
+done
+if [ -n "$full_ns" ]; then
+  expect "index written to a full disk (a 64 kB tmpfs, unshare $full_ns)" 1 "sbf build: full/x.sbf: cannot reserve $full_bytes bytes: No space left on device" '' \
+    '[ ! -s "$full_left" ] && [ -z "$(ls -A full)" ]' \
+    in_full "$SBF" build -o full/x.sbf lambda="$data/lambda.fa.gz" ecoli="$data/ecoli_slice.fa.gz"
+else
+  skip "index written to a full disk" "no way to mount a small tmpfs here (neither unshare -m nor unshare -rm)"
+fi
+rm -f "$full_left" full_ref.sbf
+rmdir full
 expect "--summary to a missing folder: no outputs kept" 1 "sbf classify: nodir/s.tsv: cannot create a temporary file: No such file or directory" 'out.fq nodir/s.tsv nodir' '' \
   "$SBF" classify -x idx.sbf -o out.fq --summary nodir/s.tsv r1.fq
 cp r1.fq keep.fq
