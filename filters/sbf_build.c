@@ -140,31 +140,25 @@ uint64_t sbf_seqbuf_kmers(const sbf_seqbuf_t *b, int k, int threads)
     count_job_t job = {b->codes, b->len, (b->len + COUNT_CHUNK - 1) / COUNT_CHUNK, 0, 0, (unsigned)k};
     if (threads < 1 || (uint64_t)threads > job.n_chunks)
         threads = 1;
-    if (sbf_run_threads(threads, count_worker, &job) != SBF_OK) {   /* no memory for threads: this one */
-        job.next = 0;
-        count_worker(&job);
-    }
+    sbf_run_threads(threads, count_worker, &job);
     return job.kmers;
 }
 
-/* Chunks of k-mer start positions, one per thread and round; big enough that the k-1 bases each
- * chunk rescans are noise, small enough to balance two threads on a bacterial genome. */
-#define CHUNK_KMERS (1u << 18)
-
-int sbf_run_threads(int threads, void *(*work)(void *), void *arg)
+void sbf_run_threads(int threads, void *(*work)(void *), void *arg)
 {
-    pthread_t *tid = calloc((size_t)(threads > 1 ? threads : 1), sizeof *tid);
-    if (!tid)
-        return SBF_E_NOMEM;
+    pthread_t *tid = threads > 1 ? calloc((size_t)threads, sizeof *tid) : NULL;
     int started = 0;
-    while (started < threads - 1 && pthread_create(&tid[started], NULL, work, arg) == 0)
+    while (tid && started < threads - 1 && pthread_create(&tid[started], NULL, work, arg) == 0)
         ++started;
     work(arg);
     for (int i = 0; i < started; ++i)
         pthread_join(tid[i], NULL);
     free(tid);
-    return SBF_OK;
 }
+
+/* Chunks of k-mer start positions, one per thread and round; big enough that the k-1 bases each
+ * chunk rescans are noise, small enough to balance two threads on a bacterial genome. */
+#define CHUNK_KMERS (1u << 18)
 
 /* Several threads into one filter: rounds. In each, every thread scans a chunk of its own and
  * puts each run's record (shard, bits) into the bucket of the thread that owns the shard

@@ -31,9 +31,9 @@ uint64_t sbf_seqbuf_kmers(const sbf_seqbuf_t *b, int k, int threads);
 
 /* work(arg) on up to `threads` threads, the calling one included, then waits for them all. The
  * work shares itself out (chunks taken from a counter atomically), so a thread that cannot be
- * started is no error: fewer threads, down to the caller alone, do all of it. SBF_OK, or
- * SBF_E_NOMEM (nothing was run; the caller says so). */
-int sbf_run_threads(int threads, void *(*work)(void *), void *arg);
+ * started is no error: fewer threads, down to the caller alone (no memory to start any), do all
+ * of it. */
+void sbf_run_threads(int threads, void *(*work)(void *), void *arg);
 
 /* Insert every valid k-mer of codes[0..len) into target t with `threads` threads (>= 1).
  * The result does not depend on the thread count: bits are only ever ORed. Then computes the

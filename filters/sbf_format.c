@@ -299,12 +299,7 @@ static void panel_checksums(sbf_index_t *idx, int threads)
             job.pn[job.n] = &x->panels[q];
             job.bytes[job.n++] = sbf_panel_bytes(x, &x->panels[q]);
         }
-    if (threads > job.n)
-        threads = job.n;
-    if (threads < 2 || sbf_run_threads(threads, checksum_worker, &job) != SBF_OK) {
-        job.next = 0;
-        checksum_worker(&job);
-    }
+    sbf_run_threads(threads < job.n ? threads : job.n, checksum_worker, &job);
 }
 
 /* The file written through a shared mapping of it, its space reserved first (fallocate): the
@@ -340,14 +335,10 @@ static void *copy_worker(void *arg)
 static int image_pieces(const sbf_index_t *idx, const image_t *im, uint8_t *map, uint64_t base, copy_job_t *job,
                         size_t *cap)
 {
-    uint64_t at = base;
-    const uint8_t *src[2];
-    uint64_t len[2], where[2];
-    int parts = 0;
-    src[parts] = im->header, len[parts] = sizeof im->header, where[parts++] = at;
-    at += sizeof im->header;
-    src[parts] = im->meta.buf, len[parts] = im->meta.len, where[parts++] = at;
-    at += im->meta.len;
+    /* header and metadata: small, copied here */
+    memcpy(map + base, im->header, sizeof im->header);
+    memcpy(map + base + sizeof im->header, im->meta.buf, im->meta.len);
+    uint64_t at = base + sizeof im->header + im->meta.len;
     for (int q = 0; q < idx->n_panels; ++q) {
         at = base + align_up(at - base);   /* the padding: zeros, as fallocate left them */
         uint64_t bytes = sbf_panel_bytes(idx, &idx->panels[q]);
@@ -365,8 +356,6 @@ static int image_pieces(const sbf_index_t *idx, const image_t *im, uint8_t *map,
         }
         at += bytes;
     }
-    for (int i = 0; i < parts; ++i)   /* header and metadata: small, copied here */
-        memcpy(map + where[i], src[i], len[i]);
     return SBF_OK;
 }
 
@@ -388,14 +377,8 @@ static int write_mapped(int fd, sbf_index_t *idx, const image_t *im, const image
     int rc = image_pieces(idx, im, map, 0, &job, &cap);
     if (rc == SBF_OK && idx->layer)
         rc = image_pieces(idx->layer, layer, map, im->bytes, &job, &cap);
-    if (rc == SBF_OK) {
-        if (threads > (int)job.n)
-            threads = (int)job.n;
-        if (threads < 2 || sbf_run_threads(threads, copy_worker, &job) != SBF_OK) {
-            job.next = 0;
-            copy_worker(&job);
-        }
-    }
+    if (rc == SBF_OK)
+        sbf_run_threads((size_t)threads < job.n ? threads : (int)job.n, copy_worker, &job);
     free(job.piece);
     if (munmap(map, total) != 0 && rc == SBF_OK)
         rc = sbf_error_errno(SBF_E_IO, errno, "%s: write failed", path);

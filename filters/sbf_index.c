@@ -618,12 +618,7 @@ static void shard_histogram(const sbf_params_t *p, const uint64_t *bits, uint64_
     job.n_chunks = (n_shards + HIST_CHUNK_SHARDS - 1) / HIST_CHUNK_SHARDS;
     job.words = sbf_params_shard_words(p);
     job.shard_bits = (unsigned)p->shard_bits;
-    if (threads < 1 || (uint64_t)threads > job.n_chunks)
-        threads = 1;
-    if (sbf_run_threads(threads, hist_worker, &job) != SBF_OK) {   /* no threads: this one alone */
-        job.next = 0;
-        hist_worker(&job);
-    }
+    sbf_run_threads((uint64_t)threads > job.n_chunks ? 1 : threads, hist_worker, &job);
     memcpy(hist, job.hist, sizeof job.hist);
 }
 

@@ -56,6 +56,17 @@ static void chunk_range(const mask_job_t *job, uint64_t c, uint64_t *start, uint
     *n = end - *start - job->k + 1;
 }
 
+/* One record: the bases of kept k-mers first .. first + run - 1 and a separator, written at
+ * out + bytes when out is not NULL; its bytes. */
+static uint64_t put_record(uint8_t *out, uint64_t bytes, const uint8_t *codes, uint64_t first, uint64_t run, uint64_t k)
+{
+    if (out) {
+        memcpy(out + bytes, codes + first, run + k - 1);
+        out[bytes + run + k - 1] = 4;
+    }
+    return run + k;
+}
+
 /* The records of chunk c: each maximal stretch of kept k-mers (valid, not held) within the
  * chunk, its bases and a separator (code 4) after it; written at out when out is not NULL.
  * Stretches end at the chunk's edges: the records differ with the chunking (fixed, not the
@@ -83,21 +94,13 @@ static uint64_t chunk_records(mask_job_t *job, uint64_t c, uint8_t *out)
             continue;
         }
         if (run) {
-            if (out) {
-                memcpy(out + bytes, codes + first, run + k - 1);
-                out[bytes + run + k - 1] = 4;
-            }
-            bytes += run + k;
+            bytes += put_record(out, bytes, codes, first, run, k);
             kept += run;
             run = 0;
         }
     }
     if (run) {
-        if (out) {
-            memcpy(out + bytes, codes + first, run + k - 1);
-            out[bytes + run + k - 1] = 4;
-        }
-        bytes += run + k;
+        bytes += put_record(out, bytes, codes, first, run, k);
         kept += run;
     }
     job->kept[c] = kept;
@@ -216,10 +219,7 @@ int sbf_mask_apply(const sbf_index_t *mask, int k_given, unsigned dust_min, cons
         threads = 1;
     if ((uint64_t)threads > job.n_chunks)
         threads = (int)job.n_chunks;
-    if (sbf_run_threads(threads, mask_worker, &job) != SBF_OK) {
-        rc = sbf_error(SBF_E_NOMEM, "out of memory starting mask threads");
-        goto done;
-    }
+    sbf_run_threads(threads, mask_worker, &job);
     if (job.status != SBF_OK) {
         rc = sbf_error(job.status, "out of memory in a mask thread");
         goto done;
@@ -240,10 +240,7 @@ int sbf_mask_apply(const sbf_index_t *mask, int k_given, unsigned dust_min, cons
             goto done;
         }
         job.next = 0;
-        if (sbf_run_threads(threads, copy_worker, &job) != SBF_OK) {
-            rc = sbf_error(SBF_E_NOMEM, "out of memory starting mask threads");
-            goto done;
-        }
+        sbf_run_threads(threads, copy_worker, &job);
         sbf_seqbuf_free(out);
         out->codes = job.out;
         out->cap = bytes;

@@ -141,11 +141,7 @@ int sbf_idx_plain_copies(const sbf_index_t *idx, int threads)
             for (unsigned col = t->col0; col < t->col0 + t->cols && col < 64; ++col)
                 job.owner[col] = pn->members[m];
         }
-        int n = threads < 1 || (uint64_t)threads > job.n_chunks ? 1 : threads;
-        if (sbf_run_threads(n, plain_worker, &job) != SBF_OK) {
-            job.next = 0;
-            plain_worker(&job);
-        }
+        sbf_run_threads((uint64_t)threads > job.n_chunks ? 1 : threads, plain_worker, &job);
     }
     if (rc == SBF_OK)
         __atomic_store_n(&((sbf_index_t *)idx)->plain, copy, __ATOMIC_RELEASE);

@@ -109,7 +109,8 @@ SBF_EXPORT int sbf_builder_init(const sbf_opt_t *opt, sbf_builder_t **out) SBF_R
  * non-empty, and not "multi" or "none" (the categories of classification). */
 SBF_EXPORT int sbf_builder_add_target(sbf_builder_t *b, const char *name) SBF_RESULT_USED;
 /* Add every record of a FASTA/FASTQ (plain or gzip/BGZF) or SAM/BAM/CRAM file to target t.
- * The file is read now; each record is a separate sequence (no k-mer spans two records). */
+ * The file is read now; each record is a separate sequence (no k-mer spans two records). On an
+ * error the target is as before the call. */
 SBF_EXPORT int sbf_builder_add_file(sbf_builder_t *b, int target, const char *path) SBF_RESULT_USED;
 /* Add files 0..n-1, file i to target targets[i], as sbf_builder_add_file() on each in turn
  * gives (the same sequences in the same order), reading up to opt.threads files at a time: a

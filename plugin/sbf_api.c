@@ -188,18 +188,6 @@ static int add_source(pending_target_t *t, const char *source)
     return SBF_OK;
 }
 
-SBF_EXPORT int sbf_builder_add_file(sbf_builder_t *b, int target, const char *path)
-{
-    int rc = check_target(b, target);
-    if (rc)
-        return rc;
-    pending_target_t *t = &b->targets[target];
-    step(b, "reading %s into target '%s'", path, t->name);
-    if ((rc = sbf_read_file(path, b->params.k, b->opt.threads > 1 ? b->opt.threads : 0, &t->seq)) == SBF_OK)
-        rc = add_source(t, path);
-    return rc;
-}
-
 typedef struct {
     sbf_builder_t *b;
     const int *targets;
@@ -256,6 +244,11 @@ SBF_EXPORT int sbf_builder_add_files(sbf_builder_t *b, int n, const int *targets
     free(before);
     free(sources);
     return rc;
+}
+
+SBF_EXPORT int sbf_builder_add_file(sbf_builder_t *b, int target, const char *path)
+{
+    return sbf_builder_add_files(b, 1, &target, &path);
 }
 
 SBF_EXPORT int sbf_builder_add_mask(sbf_builder_t *b, int target, const char *path)

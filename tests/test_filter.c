@@ -415,6 +415,23 @@ static sbf_index_t *plain_twin(const sbf_index_t *multi, int t, const char *seq)
     return single;
 }
 
+/* Read i of a panel test (150 bp, owned by the caller): every (T+1)-th random, the others
+ * from genome i % (T+1) at (i * step) modulo its length, with 4 variants (absent k-mers in a
+ * present read). */
+static char *panel_read(char *const *g, const size_t *sizes, int T, int i, size_t step)
+{
+    const int t = i % (T + 1);
+    if (t == T)
+        return random_dna(150);
+    char *r = malloc(151);
+    assert_non_null(r);
+    memcpy(r, g[t] + (size_t)i * step % (sizes[t] - 150), 150);
+    r[150] = 0;
+    for (int v = 0; v < 4; ++v)
+        r[(i * 13 + v * 41) % 150] = "ACGT"[(i + v) & 3];
+    return r;
+}
+
 /* Targets of about the same size in one wide panel, overloaded (2 bits per k-mer) so that
  * random k-mers often test present: every target's answers, read through the panel's columns,
  * equal those of its plain twin, on random reads and on reads of each target with variants. */
@@ -441,16 +458,7 @@ static void test_panel_like_plain(void **state)
     const char *seqs[N];
     size_t lens[N];
     for (int i = 0; i < N; ++i) {
-        const int t = i % (T + 1);
-        if (t == T) {
-            reads[i] = random_dna(150);
-        } else {
-            reads[i] = malloc(151);
-            memcpy(reads[i], g[t] + (size_t)(i * 37) % (sizes[t] - 150), 150);
-            reads[i][150] = 0;
-            for (int v = 0; v < 4; ++v)   /* variants: absent k-mers in a present read */
-                reads[i][(i * 13 + v * 41) % 150] = "ACGT"[(i + v) & 3];
-        }
+        reads[i] = panel_read(g, sizes, T, i, 37);
         seqs[i] = reads[i];
         lens[i] = 150;
     }
@@ -559,15 +567,7 @@ static void test_plain_copies(void **state)
         static uint8_t p_panel[N][T * (150 - 31 + 1)];
         char *reads[N];
         for (int i = 0; i < N; ++i) {
-            const int t = i % (T + 1);
-            if (t == T) {
-                reads[i] = random_dna(150);
-            } else {
-                reads[i] = malloc(151);
-                memcpy(reads[i], g[t] + (size_t)(i * 53) % (sizes[t] - 150), 150);
-                reads[i][150] = 0;
-                reads[i][i % 150] = "ACGT"[i & 3];
-            }
+            reads[i] = panel_read(g, sizes, T, i, 53);
             sbf_query_seq(multi, sc, sbf_nt4_ascii, (const uint8_t *)reads[i], 150, &nk_panel[i], h_panel[i], p_panel[i]);
         }
         assert_int_equal(sbf_idx_plain_copies(multi, threads), SBF_OK);
