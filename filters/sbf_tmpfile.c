@@ -19,6 +19,9 @@
 static char names[MAX_TMPFILES][PATH_MAX];
 static volatile sig_atomic_t used[MAX_TMPFILES];
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Set by sbf_tmpfile_remove_all() before it reads the slots: a file registered by another
+ * thread while it runs is removed by that thread (one of the two sees the other's store). */
+static volatile sig_atomic_t removing;
 
 int sbf_tmpfile_track(const char *tmp)
 {
@@ -67,6 +70,8 @@ void sbf_tmpfile_discard(const char *tmp)
 
 void sbf_tmpfile_remove_all(void)
 {
+    removing = 1;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
     for (int i = 0; i < MAX_TMPFILES; ++i)
         if (used[i])
             unlink(names[i]);
@@ -80,13 +85,25 @@ int sbf_tmpfile_create(const char *path, char **tmp_out)
     if (!tmp)
         return sbf_error(SBF_E_NOMEM, "out of memory");
     snprintf(tmp, n, "%s.tmp.XXXXXX", path);
+    /* No signal between the file's creation and its registration: a handler running there
+     * (Ctrl-C just as an output opens) would leave the file behind. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
     int fd = mkstemp(tmp);
+    int saved = errno;
+    if (fd >= 0) {
+        sbf_tmpfile_track(tmp);
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        if (removing)   /* the process is dying of a signal handled on another thread */
+            unlink(tmp);
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (fd < 0) {
-        int rc = sbf_error_errno(SBF_E_IO, errno, "%s: cannot create a temporary file", path);
+        int rc = sbf_error_errno(SBF_E_IO, saved, "%s: cannot create a temporary file", path);
         free(tmp);
         return rc;
     }
-    sbf_tmpfile_track(tmp);
     /* umask can only be read by setting it: set it straight back */
     mode_t mask = umask(0);
     umask(mask);
