@@ -142,7 +142,7 @@ fi
 [ "${ONLY_DATA:-0}" = 1 ] && { echo "e2e: workload ready in $work"; exit 0; }
 echo "# $P pairs 2x150, $H% from human chr20, the rest E. coli; $(ls -l r1.fq r2.fq | awk '{ s += $5 } END { printf "FASTQ %.2f GB", s / 1e9 }'); index: ${refs[*]%%=*} ($host_desc); $T threads; medians of $runs"
 nvidia-smi --query-gpu=name --format=csv,noheader
-stages() { grep -hE "stages|input:" "$1.err" | sed "s/^/# /"; }
+stages() { grep -hE "stages|opening|input:" "$1.err" | sed "s/^/# /"; }
 
 # ---- HOST=big: the index built on both engines, and opened ----
 if [ "$idx" != idx.sbf ]; then
@@ -188,6 +188,7 @@ if [ "$gpus" -ge 2 ]; then
 fi
 timed classify_cpu "$SBF" classify "${K[@]}" -@ "$T" --gpu none -x "$idx" -o tagged_cpu.bam reads.bam
 row "sbf classify BAM -> tagged BAM (CPU engine)" "$secs" "$(calc "$base / $secs")x the copy" "$(samtools view -c -@ "$T" tagged_cpu.bam)"
+echo "# BAM -> tagged BAM, GPU run and CPU engine: $(cmp -s tagged.bam tagged_cpu.bam && echo identical || echo DIFFERENT) bytes"
 fi
 
 # ---- BAM at compression levels (ROWS=levels): what compression costs each side ----
@@ -217,9 +218,11 @@ stages classify_fq
 timed filter_fq "$SBF" filter "${K[@]}" -@ "$T" --stats -x "$idx" --remove human -1 f1.fq -2 f2.fq r1.fq r2.fq
 row "sbf filter FASTQ --remove human (writes the rest)" "$secs" "$(calc "$base / $secs")x cat" "$(fq_records f1.fq f2.fq)"
 stages filter_fq
+sum_gpu=$(cat f1.fq f2.fq | md5sum)
 timed filter_fq_cpu "$SBF" filter "${K[@]}" -@ "$T" --gpu none --stats -x "$idx" --remove human -1 f1.fq -2 f2.fq r1.fq r2.fq
 row "sbf filter FASTQ --remove human, CPU engine" "$secs" "$(calc "$base / $secs")x cat" "$(fq_records f1.fq f2.fq)"
 stages filter_fq_cpu
+echo "# filter --remove human, GPU run and CPU engine: $([ "$(cat f1.fq f2.fq | md5sum)" = "$sum_gpu" ] && echo identical || echo DIFFERENT) outputs"
 timed read_fq sh -c 'cat r1.fq r2.fq > /dev/null'
 row "cat of both mate files to /dev/null (read only)" "$secs" "-" "0"
 timed filter_io env SBF_NULL_ENGINE=1 "$SBF" filter "${K[@]}" -@ "$T" --stats -x "$idx" --remove human -1 /dev/null -2 /dev/null r1.fq r2.fq

@@ -169,6 +169,12 @@ static void wide_args(const sbf_index_t *idx, const sbf_panel_t *pn, const unsig
 
 extern "C" int sbf_gpu_index_upload(int device, const sbf_index_t *idx, sbf_gpu_index_t **out)
 {
+    return sbf_gpu_index_upload_stoppable(device, idx, NULL, out);
+}
+
+extern "C" int sbf_gpu_index_upload_stoppable(int device, const sbf_index_t *idx, const int *stop,
+                                              sbf_gpu_index_t **out)
+{
     int rc = SBF_OK;
     dev_target *host_targets = NULL;
     sbf_gpu_index_t *g = (sbf_gpu_index_t *)calloc(1, sizeof *g);
@@ -195,7 +201,7 @@ extern "C" int sbf_gpu_index_upload(int device, const sbf_index_t *idx, sbf_gpu_
         const sbf_panel_t *pn = &idx->panels[q];
         size_t bytes = sbf_panel_bytes(idx, pn);
         CUDA_TRY(cudaMalloc(&g->bits[q], bytes));
-        if ((rc = gpu_upload(device, g->bits[q], pn->bits, bytes)) != SBF_OK)
+        if ((rc = gpu_upload(device, g->bits[q], pn->bits, bytes, stop)) != SBF_OK)
             goto fail;
         g->small = g->small && pn->n_shards < ((uint64_t)1 << 32);
         if (pn->log2_width == 0)

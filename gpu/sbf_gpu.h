@@ -36,6 +36,10 @@ int sbf_gpu_build_target(int device, const sbf_index_t *idx, sbf_target_t *t, co
 typedef struct sbf_gpu_index_s sbf_gpu_index_t;
 
 int sbf_gpu_index_upload(int device, const sbf_index_t *idx, sbf_gpu_index_t **out);
+/* The same, stopped (SBF_E_IO, "stopped", nothing made) soon after *stop becomes non-zero:
+ * within a chunk of the copy, for an upload made on a thread of its own while the CPU engine
+ * answers (the run may end before it does). */
+int sbf_gpu_index_upload_stoppable(int device, const sbf_index_t *idx, const int *stop, sbf_gpu_index_t **out);
 void sbf_gpu_index_free(sbf_gpu_index_t *g);
 
 /* Query n ASCII sequences, as sbf_query(): kmers[i] valid k-mers of sequence i, hits[i * R + r]

@@ -181,7 +181,8 @@ void gpu_blocking_set_give_back(sbf_gpu_index_t *g, blocking_set *set);
 void gpu_blocking_set_free(blocking_set *set);
 
 /* bytes at src (host memory, pageable: the index file's mapping) to dst on the device, through
- * pinned buffers filled by several threads when large (sbf_gpu_upload.cu). SBF_OK or an error. */
-int gpu_upload(int device, void *dst, const void *src, size_t bytes);
+ * pinned buffers filled by several threads when large (sbf_gpu_upload.cu). SBF_OK or an error;
+ * SBF_E_IO ("stopped") when *stop (stop may be NULL) became non-zero before the end. */
+int gpu_upload(int device, void *dst, const void *src, size_t bytes, const int *stop);
 
 #endif

@@ -33,6 +33,12 @@ int sbf_gpu_index_upload(int device, const sbf_index_t *idx, sbf_gpu_index_t **o
     return NO_CUDA;
 }
 
+int sbf_gpu_index_upload_stoppable(int device, const sbf_index_t *idx, const int *stop, sbf_gpu_index_t **out)
+{
+    (void)stop;
+    return sbf_gpu_index_upload(device, idx, out);
+}
+
 void sbf_gpu_index_free(sbf_gpu_index_t *g) { (void)g; }
 
 int sbf_gpu_query(sbf_gpu_index_t *g, size_t n, const char *const *seqs, const size_t *lens, uint32_t *kmers,

@@ -23,6 +23,8 @@ typedef struct {
     const char *src;
     size_t bytes, n_chunks;
     size_t next;              /* the next chunk to take (atomic) */
+    const int *stop;          /* the caller's: non-zero stops the copy between chunks */
+    int stopped;
     cudaError_t error;        /* the first failure of any thread, and its call */
     const char *failed_call;
     pthread_mutex_t lock;
@@ -64,6 +66,11 @@ static void *upload_worker(void *arg)
         const size_t c = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED);
         if (c >= job->n_chunks)
             break;
+        if (job->stop && __atomic_load_n(job->stop, __ATOMIC_RELAXED)) {
+            __atomic_store_n(&job->stopped, 1, __ATOMIC_RELAXED);
+            __atomic_store_n(&job->next, job->n_chunks, __ATOMIC_RELAXED);
+            break;
+        }
         const size_t off = c * UPLOAD_CHUNK, n = job->bytes - off < UPLOAD_CHUNK ? job->bytes - off : UPLOAD_CHUNK;
         const int b = i & 1;
         UPLOAD_TRY(cudaEventSynchronize(sent[b]));   /* its last chunk has left the buffer */
@@ -88,7 +95,7 @@ done:
 }
 
 /* The staged copy of an array of UPLOAD_STAGED_MIN bytes or more. */
-static int upload_staged(int device, void *dst, const void *src, size_t bytes)
+static int upload_staged(int device, void *dst, const void *src, size_t bytes, const int *stop)
 {
     upload_job_t job;
     memset(&job, 0, sizeof job);
@@ -96,6 +103,7 @@ static int upload_staged(int device, void *dst, const void *src, size_t bytes)
     job.dst = (char *)dst;
     job.src = (const char *)src;
     job.bytes = bytes;
+    job.stop = stop;
     job.n_chunks = (bytes + UPLOAD_CHUNK - 1) / UPLOAD_CHUNK;
     job.error = cudaSuccess;
     if (pthread_mutex_init(&job.lock, NULL) != 0)
@@ -112,14 +120,18 @@ static int upload_staged(int device, void *dst, const void *src, size_t bytes)
     if (job.error != cudaSuccess)
         return sbf_error(SBF_E_IO, "CUDA: %s failed while uploading the index: %s", job.failed_call,
                          cudaGetErrorString(job.error));
+    if (job.stopped)
+        return sbf_error(SBF_E_IO, "the upload of the index was stopped");
     return SBF_OK;
 }
 
-int gpu_upload(int device, void *dst, const void *src, size_t bytes)
+int gpu_upload(int device, void *dst, const void *src, size_t bytes, const int *stop)
 {
     int rc = SBF_OK;
+    if (stop && __atomic_load_n(stop, __ATOMIC_RELAXED))
+        return sbf_error(SBF_E_IO, "the upload of the index was stopped");
     if (bytes >= UPLOAD_STAGED_MIN)
-        return upload_staged(device, dst, src, bytes);
+        return upload_staged(device, dst, src, bytes, stop);
     CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
     return SBF_OK;
 fail:

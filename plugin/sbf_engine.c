@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../filters/sbf_classify.h"
+#include "../filters/sbf_clock.h"
 #include "../filters/sbf_error.h"
 #include "../filters/sbf_helper.h"
 #include "../filters/sbf_index.h"
@@ -66,62 +67,174 @@ static void *query_worker(void *arg)
     return NULL;
 }
 
-/* The GPU copies of an index: one per device given to sbf_index_use_gpus(). */
+/* The GPU copies of an index: one per device given to sbf_index_use_gpus(). Made at once
+ * (sbf_engine_use_gpus) or on a thread of their own (sbf_engine_use_gpus_async): queries use
+ * them once `ready` is set, the CPU engine before. */
 typedef struct {
     int n;
     int device[SBF_MAX_GPUS];
     sbf_gpu_index_t *index[SBF_MAX_GPUS];
     unsigned next;   /* round robin of small blocking queries over the copies */
+    int ready;       /* atomic: every copy made, the long-read layer's too */
+    int stop;        /* atomic: the index is freed: an upload in flight stops */
+    int status;      /* why the upload thread failed (ready then stays 0), and its words */
+    char error[256];
+    double seconds;  /* the upload's, once over */
+    uint64_t cpu_reads;   /* atomic: reads the CPU engine answered while the copies were made */
+    int has_uploader;
+    pthread_t uploader;
+    sbf_index_t *idx;   /* for the uploader */
 } gpu_copies_t;
 
 static void gpu_copies_free(void *p)
 {
     gpu_copies_t *c = p;
+    if (c->has_uploader) {
+        __atomic_store_n(&c->stop, 1, __ATOMIC_RELAXED);
+        pthread_join(c->uploader, NULL);
+    }
     for (int i = 0; i < c->n; ++i)
-        sbf_gpu_index_free(c->index[i]);
+        if (c->index[i])
+            sbf_gpu_index_free(c->index[i]);
     free(c);
 }
 
-int sbf_engine_use_gpus(sbf_index_t *idx, int n, const int *devices)
+static int copies_ready(const gpu_copies_t *c) { return c && __atomic_load_n(&c->ready, __ATOMIC_ACQUIRE); }
+
+/* The copies' record for n devices (NULL: 0 to n-1), checked against the devices present;
+ * nothing uploaded yet. */
+static int copies_new(int n, const int *devices, gpu_copies_t **out)
 {
     int have = sbf_gpu_count();
+    *out = NULL;
     if (n < 1 || n > SBF_MAX_GPUS)
         return sbf_error(SBF_E_PARAM, "%d GPUs: between 1 and %d can be used", n, SBF_MAX_GPUS);
     if (have == 0)
         return sbf_error(SBF_E_PARAM, "no CUDA device is usable (no GPU, no driver, or sbf built without CUDA)");
+    for (int i = 0; i < n; ++i) {
+        int d = devices ? devices[i] : i;
+        if (d < 0 || d >= have)
+            return sbf_error(SBF_E_PARAM, "no GPU number %d (devices 0 to %d are present)", d, have - 1);
+        for (int j = 0; j < i; ++j)
+            if ((devices ? devices[j] : j) == d)
+                return sbf_error(SBF_E_PARAM, "GPU %d is listed twice", d);
+    }
     gpu_copies_t *c = calloc(1, sizeof *c);
     if (!c)
         return sbf_error(SBF_E_NOMEM, "out of memory");
-    for (int i = 0; i < n; ++i) {
-        int d = devices ? devices[i] : i;
-        int rc = SBF_OK;
-        if (d < 0 || d >= have)
-            rc = sbf_error(SBF_E_PARAM, "no GPU number %d (devices 0 to %d are present)", d, have - 1);
-        for (int j = 0; j < i && rc == SBF_OK; ++j)
-            if (c->device[j] == d)
-                rc = sbf_error(SBF_E_PARAM, "GPU %d is listed twice", d);
-        if (rc == SBF_OK)
-            rc = sbf_gpu_index_upload(d, idx, &c->index[i]);
-        if (rc != SBF_OK) {
-            gpu_copies_free(c);
-            return rc;
-        }
-        c->device[i] = d;
-        c->n = i + 1;
-    }
-    /* the long-read layer on the same devices, one copy per copy of the index */
-    if (idx->layer) {
-        int rc = sbf_engine_use_gpus(idx->layer, n, devices);
-        if (rc != SBF_OK) {
-            gpu_copies_free(c);
-            return rc;
-        }
-    }
-    if (idx->accel && idx->accel_free)
-        idx->accel_free(idx->accel);
-    idx->accel = c;
-    idx->accel_free = gpu_copies_free;
+    c->n = n;
+    for (int i = 0; i < n; ++i)
+        c->device[i] = devices ? devices[i] : i;
+    *out = c;
     return SBF_OK;
+}
+
+/* idx's queries go to c from now on (once it is ready); the copies it had are freed. The
+ * store is atomic: an upload thread installs the layer's copies while queries run. */
+static void copies_install(sbf_index_t *idx, gpu_copies_t *c)
+{
+    void *old = idx->accel;
+    idx->accel_free = gpu_copies_free;
+    __atomic_store_n(&idx->accel, c, __ATOMIC_RELEASE);
+    if (old)
+        gpu_copies_free(old);
+}
+
+/* Every copy of c uploaded, then the long-read layer's (installed on idx->layer, ready). */
+static int copies_make(gpu_copies_t *c, sbf_index_t *idx, const int *stop)
+{
+    for (int i = 0; i < c->n; ++i) {
+        int rc = sbf_gpu_index_upload_stoppable(c->device[i], idx, stop, &c->index[i]);
+        if (rc != SBF_OK)
+            return rc;
+    }
+    if (idx->layer) {
+        gpu_copies_t *lc;
+        int rc = copies_new(c->n, c->device, &lc);
+        if (rc == SBF_OK && (rc = copies_make(lc, idx->layer, stop)) != SBF_OK)
+            gpu_copies_free(lc);
+        if (rc != SBF_OK)
+            return rc;
+        lc->ready = 1;
+        copies_install(idx->layer, lc);
+    }
+    return SBF_OK;
+}
+
+int sbf_engine_use_gpus(sbf_index_t *idx, int n, const int *devices)
+{
+    gpu_copies_t *c;
+    int rc = copies_new(n, devices, &c);
+    if (rc != SBF_OK)
+        return rc;
+    const double t0 = sbf_now();
+    if ((rc = copies_make(c, idx, NULL)) != SBF_OK) {   /* idx keeps the copies it had */
+        gpu_copies_free(c);
+        return rc;
+    }
+    c->seconds = sbf_now() - t0;
+    c->ready = 1;
+    copies_install(idx, c);
+    return SBF_OK;
+}
+
+static void *upload_main(void *arg)
+{
+    gpu_copies_t *c = arg;
+    const double t0 = sbf_now();
+    int rc = copies_make(c, c->idx, &c->stop);
+    c->seconds = sbf_now() - t0;
+    if (rc != SBF_OK) {
+        snprintf(c->error, sizeof c->error, "%s", sbf_error_message());
+        __atomic_store_n(&c->status, rc, __ATOMIC_RELEASE);   /* after its words */
+    } else {
+        __atomic_store_n(&c->ready, 1, __ATOMIC_RELEASE);
+    }
+    return NULL;
+}
+
+int sbf_engine_use_gpus_async(sbf_index_t *idx, int n, const int *devices)
+{
+    gpu_copies_t *c;
+    int rc = copies_new(n, devices, &c);
+    if (rc != SBF_OK)
+        return rc;
+    c->idx = idx;
+    if (pthread_create(&c->uploader, NULL, upload_main, c) != 0) {
+        free(c);
+        return sbf_error(SBF_E_THREAD, "cannot start the thread that puts the index on the GPU");
+    }
+    c->has_uploader = 1;
+    copies_install(idx, c);
+    return SBF_OK;
+}
+
+int sbf_engine_ready(const sbf_index_t *idx)
+{
+    return copies_ready(__atomic_load_n(&idx->accel, __ATOMIC_ACQUIRE));
+}
+
+int sbf_engine_upload_state(const sbf_index_t *idx, double *seconds, uint64_t *cpu_reads)
+{
+    const gpu_copies_t *c = __atomic_load_n(&idx->accel, __ATOMIC_ACQUIRE);
+    *seconds = 0;
+    *cpu_reads = 0;
+    if (!c)
+        return sbf_error(SBF_E_PARAM, "the index has no GPU copy");
+    *cpu_reads = __atomic_load_n(&c->cpu_reads, __ATOMIC_RELAXED);
+    if (copies_ready(c)) {
+        *seconds = c->seconds;
+        return SBF_OK;
+    }
+    if (!c->has_uploader)
+        return 1;
+    /* the uploader's fields are read after it ended: joined only by the free; its status is
+     * written before it returns, so a failure is seen once the thread is done */
+    int status = __atomic_load_n(&c->status, __ATOMIC_ACQUIRE);
+    if (status == SBF_OK)
+        return 1;
+    *seconds = c->seconds;
+    return sbf_error(status, "%s", c->error);
 }
 
 void sbf_engine_drop_gpus(sbf_index_t *idx)
@@ -192,8 +305,9 @@ static void give_back_helpers(sbf_helper_t **h, int n)
 static int run_query_job(query_job_t *job, int threads)
 {
     /* once per index, for a run's batches (a few reads do without); without them (no memory),
-     * the panels as they are */
-    if (job->n >= PLAIN_COPY_READS)
+     * the panels as they are. Not while the index goes to a GPU: the CPU engine only answers
+     * until it is there. */
+    if (job->n >= PLAIN_COPY_READS && !__atomic_load_n(&job->idx->accel, __ATOMIC_ACQUIRE))
         (void)sbf_idx_plain_copies(job->idx, threads);
     size_t blocks = (job->n + QUERY_BLOCK - 1) / QUERY_BLOCK;
     if ((size_t)threads > blocks)
@@ -212,14 +326,35 @@ static int run_query_job(query_job_t *job, int threads)
     return SBF_OK;
 }
 
-/* One query on GPU copy `slot` of the index, or on the CPU engine (slot < 0 or no copy). */
+/* Reads per thread of the CPU engine between two looks at an upload in flight: a worker
+ * switches to the GPU within a few milliseconds of the copies being made. */
+#define UPLOAD_LOOK_READS 2048u
+
+/* One query on GPU copy `slot` of the index, or on the CPU engine (slot < 0 or no copy). While
+ * the copies are being made, the CPU engine answers the reads in chunks, and the GPU the rest
+ * once they are. */
 int sbf_engine_query(const sbf_index_t *idx, int slot, size_t n, const char *const *seqs,
                      const uint8_t *const *packed, const size_t *lens, uint32_t *kmers, uint32_t *hits, int threads)
 {
-    const gpu_copies_t *c = idx->accel;
-    if (c && slot >= 0) {
+    gpu_copies_t *c = slot >= 0 ? __atomic_load_n(&idx->accel, __ATOMIC_ACQUIRE) : NULL;
+    const size_t R = (size_t)idx->n_targets, chunk = UPLOAD_LOOK_READS * (size_t)(threads > 1 ? threads : 1);
+    size_t done = 0;
+    while (c && done < n && !copies_ready(c)) {
+        const size_t m = n - done < chunk ? n - done : chunk;
+        query_job_t job = {idx, m, seqs ? seqs + done : NULL, packed ? packed + done : NULL, lens + done,
+                           kmers + done, hits + done * R, 0, SBF_OK};
+        int rc = run_query_job(&job, threads);
+        if (rc != SBF_OK)
+            return rc;
+        __atomic_fetch_add(&c->cpu_reads, (uint64_t)m, __ATOMIC_RELAXED);
+        done += m;
+    }
+    if (done == n && c)
+        return SBF_OK;
+    if (c) {
         sbf_gpu_index_t *g = c->index[slot % c->n];
-        return packed ? sbf_gpu_query_nt16(g, n, packed, lens, kmers, hits) : sbf_gpu_query(g, n, seqs, lens, kmers, hits);
+        return packed ? sbf_gpu_query_nt16(g, n - done, packed + done, lens + done, kmers + done, hits + done * R)
+                      : sbf_gpu_query(g, n - done, seqs + done, lens + done, kmers + done, hits + done * R);
     }
     query_job_t job = {idx, n, seqs, packed, lens, kmers, hits, 0, SBF_OK};
     return run_query_job(&job, threads);
@@ -258,8 +393,8 @@ int sbf_engine_query_any(const sbf_index_t *idx, size_t n, const char *const *se
 {
     if (threads < 1)
         return sbf_error(SBF_E_PARAM, "thread count %d must be at least 1", threads);
-    gpu_copies_t *c = idx->accel;
-    if (!c)
+    gpu_copies_t *c = __atomic_load_n(&idx->accel, __ATOMIC_ACQUIRE);
+    if (!copies_ready(c))
         return sbf_engine_query(idx, -1, n, seqs, packed, lens, kmers, hits, threads);
     int parts = (int)(n / GPU_SPLIT_MIN);
     parts = parts > c->n ? c->n : parts;
@@ -398,7 +533,7 @@ int sbf_engine_query_kmers(const sbf_index_t *idx, int target, const char *seq, 
     const size_t k = (size_t)idx->params.k;
     if (len < k)
         return SBF_OK;
-    if (idx->accel)
+    if (sbf_engine_ready(idx))
         return sbf_gpu_query_kmers(((const gpu_copies_t *)idx->accel)->index[0], target, seq, len, present);
     const int R = idx->n_targets;
     sbf_scan_t *sc = malloc(sizeof *sc);

@@ -20,6 +20,18 @@ int sbf_engine_slots(const sbf_index_t *idx);
  * it had; on error idx keeps the copies it had. The copies (idx->accel) are a type only the
  * engine knows, so the public API makes, drops and reads them only through these three. */
 int sbf_engine_use_gpus(sbf_index_t *idx, int n, const int *devices);
+/* The same made on a thread of its own: returns once the devices are checked, and until the
+ * copies (the long-read layer's too) are all made, every query runs on the CPU engine, whose
+ * answers are the same bits: a run screens its first reads while the index goes to the GPUs.
+ * Freeing the index (or sbf_engine_drop_gpus) stops an upload in flight and waits for it. */
+int sbf_engine_use_gpus_async(sbf_index_t *idx, int n, const int *devices);
+/* 1 when idx's GPU copies are made and answer queries, else 0. */
+int sbf_engine_ready(const sbf_index_t *idx);
+/* Where idx's upload stands: SBF_OK once the copies are made (*seconds: how long it took), 1
+ * while it runs, or the error that stopped it (message kept; queries stay on the CPU engine).
+ * SBF_E_PARAM when idx has no GPU copies at all. *cpu_reads: the reads of GPU queries that
+ * the CPU engine answered meanwhile. */
+int sbf_engine_upload_state(const sbf_index_t *idx, double *seconds, uint64_t *cpu_reads);
 /* Frees idx's GPU copies: its queries run on the CPU engine again
  * (sbf_index_use_gpu(SBF_GPU_NONE)). */
 void sbf_engine_drop_gpus(sbf_index_t *idx);
@@ -29,7 +41,8 @@ int sbf_engine_gpus(const sbf_index_t *idx, int *devices, int max);
 
 /* Query n reads, ASCII (seqs) or BAM 4-bit (packed, seqs NULL), on GPU copy `slot` (taken
  * modulo the copies), or on the CPU engine with `threads` threads when slot < 0 or the index
- * has no GPU copy. Results as sbf_query(). Thread-safe. */
+ * has no GPU copy or its copies are still being made (sbf_engine_use_gpus_async). Results as
+ * sbf_query(). Thread-safe. */
 int sbf_engine_query(const sbf_index_t *idx, int slot, size_t n, const char *const *seqs,
                      const uint8_t *const *packed, const size_t *lens, uint32_t *kmers, uint32_t *hits, int threads);
 

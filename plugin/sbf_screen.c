@@ -202,17 +202,16 @@ static int start_engine(run_t *r)
         return -1;
     }
     warm_join(r);
-    const double t_up = sbf_now();
+    /* The indexes go to the GPUs on threads of their own; until they are there, the workers'
+     * queries run on the CPU engine (the same bits): a run of a few reads ends before a large
+     * index would have been uploaded, and a long one starts at once. */
     for (int x = 0; r->n_gpus > 0 && x < s->n_idx; ++x)
-        if (sbf_index_use_gpus(s->idx[x], r->n_gpus, r->dev) != SBF_OK) {
+        if (sbf_engine_use_gpus_async(s->idx[x], r->n_gpus, r->dev) != SBF_OK) {
             fprintf(stderr, "sbf %s: notice: %s: using the CPU engine\n", o->cmd, sbf_last_error());
-            for (int y = 0; y < x; ++y) {   /* all on one engine; freeing a device copy cannot fail */
-                int freed = sbf_index_use_gpu(s->idx[y], SBF_GPU_NONE);
-                (void)freed;
-            }
+            for (int y = 0; y < x; ++y)   /* all on one engine */
+                sbf_engine_drop_gpus(s->idx[y]);
             break;
         }
-    s->t_upload = sbf_now() - t_up;
     screen_describe_engine(s, r->engine, sizeof r->engine);
     const int slots = sbf_engine_slots(s->idx[0]);
     /* Encoding in the workers pays on GPUs (the writer thread is then the limit); the CPU
@@ -254,11 +253,33 @@ static void run_batches(screen_t *s)
     sbf_queue_close(&s->write_q);
 }
 
+/* Where the uploads of a GPU run stand at its end: how long they took, the reads the CPU
+ * engine answered meanwhile; one that failed is said (the CPU engine answered every read), one
+ * still in flight is stopped when the index is freed. */
+static void upload_outcome(run_t *r)
+{
+    screen_t *s = &r->s;
+    for (int x = 0; x < s->n_idx && sbf_engine_slots(s->idx[x]) > 0; ++x) {
+        double seconds;
+        uint64_t cpu_reads;
+        int state = sbf_engine_upload_state(s->idx[x], &seconds, &cpu_reads);
+        s->t_upload = seconds > s->t_upload ? seconds : s->t_upload;
+        s->reads_on_cpu += cpu_reads;
+        if (state < 0 && s->upload_state >= 0)
+            fprintf(stderr, "sbf %s: notice: %s: the CPU engine answered every read\n", s->o->cmd, sbf_last_error());
+        if (state < 0 || (state == 1 && s->upload_state == 0))
+            s->upload_state = state;
+    }
+    if (s->upload_state < 0)
+        screen_describe_engine(s, r->engine, sizeof r->engine);
+}
+
 /* The run's summary: what was run, on what, with which rule. */
 static void describe_run(run_t *r)
 {
     screen_t *s = &r->s;
     const screen_opt_t *o = s->o;
+    upload_outcome(r);
     s->sum.seconds = sbf_now() - s->t0;
     s->sum.cmd = o->cmd;
     s->sum.mode = o->mode == SCREEN_TAG ? "tag" : o->mode == SCREEN_SPLIT ? "split" : o->mode == SCREEN_FILTER ? "filter" : "count";

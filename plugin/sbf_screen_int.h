@@ -116,6 +116,8 @@ typedef struct {
     /* stage timings (--stats) */
     double t_read, t_score, t_encode, t_write, t_wait_write;
     double t_load, t_upload;  /* opening: the indexes loaded, then put on the GPUs (--stats) */
+    int upload_state;         /* at the end: 0 every index on the GPUs, 1 still uploading, < 0 failed */
+    uint64_t reads_on_cpu;    /* of a GPU run: reads the CPU engine answered during the upload */
     int verified_now;         /* indexes whose filters this run verified (the others had a record) */
     double cpu_read, cpu_write;   /* CPU seconds of the reader's and writer's threads in those stages */
     pipeline_stats_t engine_stats;

@@ -317,9 +317,9 @@ uint64_t screen_gpu_bytes_needed(const screen_t *s)
 void screen_describe_engine(screen_t *s, char *buf, size_t size)
 {
     int dev[SBF_MAX_GPUS], n = sbf_index_gpus(s->idx[0], dev, SBF_MAX_GPUS);
-    if (n == 0) {
-        snprintf(buf, size, "CPU, %d thread%s, %s scan", s->o->threads, s->o->threads == 1 ? "" : "s",
-                 sbf_scan_path_name(sbf_scan_path()));
+    if (n == 0 || s->upload_state < 0) {
+        snprintf(buf, size, "CPU, %d thread%s, %s scan%s", s->o->threads, s->o->threads == 1 ? "" : "s",
+                 sbf_scan_path_name(sbf_scan_path()), n ? " (the GPU upload failed)" : "");
         return;
     }
     char desc[256], list[64] = "";
@@ -348,9 +348,17 @@ void screen_print_stats(const screen_t *s, FILE *fp)
     fprintf(fp, ", waiting for the engine %.2f, scoring %.2f and encoding %.2f (worker seconds), writing %.2f "
             "(CPU %.2f; writer idle %.2f); wall %.2f; peak RSS %.1f MiB\n", e->wait_submit, s->t_score, s->t_encode,
             s->t_write, s->cpu_write, s->t_wait_write, s->sum.seconds, peak_kib / 1024.0);
-    fprintf(fp, "sbf %s: opening (seconds): %d index%s %.2f (filters verified: %d now, %d by an earlier run), GPU upload "
-            "%.2f\n", s->o->cmd, s->n_idx, s->n_idx > 1 ? "es" : "", s->t_load, s->verified_now,
-            s->n_idx - s->verified_now, s->t_upload);
+    fprintf(fp, "sbf %s: opening (seconds): %d index%s %.2f (filters verified: %d now, %d by an earlier run)", s->o->cmd,
+            s->n_idx, s->n_idx > 1 ? "es" : "", s->t_load, s->verified_now, s->n_idx - s->verified_now);
+    if (n > 0 && s->upload_state == 0)
+        fprintf(fp, ", GPU upload %.2f beside the first reads (%llu reads on the CPU engine meanwhile)", s->t_upload,
+                (unsigned long long)s->reads_on_cpu);
+    else if (n > 0 && s->upload_state == 1)
+        fprintf(fp, ", GPU upload stopped: the run ended first (%llu reads on the CPU engine)",
+                (unsigned long long)s->reads_on_cpu);
+    else if (n > 0)
+        fprintf(fp, ", GPU upload failed after %.2f", s->t_upload);
+    fputc('\n', fp);
     fprintf(fp, "sbf %s: input: %lld of %llu records parsed in place (FASTQ), %lld of them by the read-ahead; "
             "read-ahead busy %.2f thread-s, reader waited %.2f s\n", s->o->cmd, s->in_place,
             (unsigned long long)(s->sum.reads_in + s->sum.extras), s->in_place_ahead, s->t_fill, s->t_fill_wait);

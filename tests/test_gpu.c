@@ -16,6 +16,7 @@
 #include "../filters/sbf_index.h"
 #include "../filters/sbf_kmer.h"
 #include "../gpu/sbf_gpu.h"
+#include "../plugin/sbf_engine.h"
 
 /* Build target 0 of a one-target index from codes on the CPU and on the GPU; compare bytes. */
 static void check_build(const sbf_opt_t *o, const sbf_seqbuf_t *sb, const char *what)
@@ -326,6 +327,53 @@ static size_t check_async(sbf_gpu_index_t *gi, const read_set_t *rs, int R, cons
  * shorter than k, plus a few of 100 kbp. Every path gives the CPU's ASCII answers, for 1 and 2
  * targets: the GPU from ASCII, the CPU and the GPU from BAM's 4-bit packing (also through the
  * public API), and the async path on two streams. */
+/* The copy made on a thread of its own (sbf_engine_use_gpus_async, what sbf classify does):
+ * a query on slot 0 at once is answered by the CPU engine until the copy is made and by the
+ * GPU after, the same bits; the upload ends (state SBF_OK); an upload stopped by freeing the
+ * copies at once returns promptly. Returns how many reads differ. */
+static size_t async_upload_differs(sbf_index_t *idx, const read_set_t *rs, int R, const uint32_t *kc, const uint32_t *hc)
+{
+    const size_t n = rs->n;
+    uint32_t *kx = malloc(n * sizeof *kx), *hx = malloc(n * (size_t)R * sizeof *hx);
+    assert_true(kx && hx);
+    size_t bad = 0;
+    double seconds;
+    uint64_t cpu_reads, before = 0;
+    for (int round = 0; round < 2; ++round) {   /* ASCII, then BAM's packing */
+        if (sbf_engine_use_gpus_async(idx, 1, NULL) != 0)
+            fail_msg("%s", sbf_last_error());
+        memset(kx, 0xff, n * sizeof *kx);
+        const double t0 = now_s();
+        assert_int_equal(sbf_engine_query(idx, 0, n, round ? NULL : rs->seqs, round ? rs->packed : NULL, rs->lens, kx,
+                                          hx, 4),
+                         0);
+        const double t_query = now_s() - t0;
+        bad += count_differ(round ? "async upload nt16" : "async upload ASCII", rs, R, kc, hc, kx, hx);
+        int state;
+        while ((state = sbf_engine_upload_state(idx, &seconds, &cpu_reads)) == 1)
+            nanosleep(&(struct timespec){0, 1000000}, NULL);
+        if (state != 0)
+            fail_msg("upload: %s", sbf_last_error());
+        assert_true(cpu_reads <= n);
+        before += cpu_reads;
+        print_message("query during the upload (%s): %zu reads in %.3f s, %llu of them on the CPU engine; upload %.3f s; "
+                      "%zu differ\n", round ? "nt16" : "ASCII", n, t_query, (unsigned long long)cpu_reads, seconds, bad);
+    }
+    /* stopped: freed while the copy is made */
+    const double t0 = now_s();
+    if (sbf_engine_use_gpus_async(idx, 1, NULL) != 0)
+        fail_msg("%s", sbf_last_error());
+    sbf_engine_drop_gpus(idx);
+    print_message("upload started and dropped at once: %.3f s; %llu reads on the CPU engine in all\n", now_s() - t0,
+                  (unsigned long long)before);
+    assert_int_equal(sbf_engine_gpus(idx, NULL, 0), 0);
+    if (sbf_index_use_gpu(idx, 0) != 0)   /* as the caller had it */
+        fail_msg("%s", sbf_last_error());
+    free(kx);
+    free(hx);
+    return bad;
+}
+
 static void query_identical(const sbf_opt_t *opt, int two_targets)
 {
     test_seed(202);
@@ -403,6 +451,7 @@ static void query_identical(const sbf_opt_t *opt, int two_targets)
     assert_int_equal(bad, 0);
     assert_int_equal(pipeline_differs(idx, &rs, R, kc, hc, 0), 0);
     assert_int_equal(pipeline_differs(idx, &rs, R, kc, hc, 1), 0);
+    assert_int_equal(async_upload_differs(idx, &rs, R, kc, hc), 0);
 
     /* two GPUs, where the machine has them: large calls split over both, the pipeline on both */
     if (sbf_gpu_devices() >= 2) {
