@@ -31,7 +31,8 @@
 # it). First rows: the index built on the GPU and on the CPU engine (wall, CPU seconds, peak
 # RSS by GNU time, carried as .devrt/bin/time; the two indexes compared byte for byte) beside
 # `cat` of the FASTA inputs and of the index, then opening (classify 10 reads, both engines);
-# then every section above against this index. Its files live in WORK/big (about 9 GB).
+# and ten samples of 10 pairs as ten commands and as one with --samples (both engines); then
+# every section above against this index. Its files live in WORK/big (about 9 GB).
 # BUILD_ROWS=0 leaves the build rows out (the index is built once, untimed, if missing);
 # BUILD_RUNS sets their runs apart from RUNS (a human-sized build takes 30-50 s).
 set -uo pipefail
@@ -171,6 +172,14 @@ if [ "$idx" != idx.sbf ]; then
         OUTPUTS=few.fq timed open_$e "$SBF" classify --gpu $e -@ "$T" --stats -x "$idx" -o few.fq few_1.fq few_2.fq
         IN_GBP=0.000003 row "opening: sbf classify --gpu $e of 10 pairs" "$secs" "-" "$(fq_records few.fq)"
         grep -h "opening" open_$e.err | sed "s/^/# /"
+        # ten samples of 10 pairs: ten commands, against one command with --samples (the
+        # index opened, and put on the GPU, once)
+        for i in 1 2 3 4 5 6 7 8 9 10; do printf 'S%d\tfew_1.fq\tfew_2.fq\n' $i; done > few.tsv
+        OUTPUTS="few_S*.fq" timed samples10_$e sh -c "for i in 1 2 3 4 5 6 7 8 9 10; do \"$SBF\" classify --gpu $e -@ $T -x $idx -o few_S\$i.fq few_1.fq few_2.fq || exit 1; done"
+        base=$secs
+        IN_GBP=0.00003 row "10 samples of 10 pairs, 10 commands: --gpu $e" "$secs" "1.00 (baseline)" "$(fq_records few_S*.fq)"
+        OUTPUTS="few_S*.fq" timed samples1_$e "$SBF" classify --gpu $e -@ "$T" -x "$idx" --samples few.tsv -o 'few_{sample}.fq'
+        IN_GBP=0.00003 row "the same, one command with --samples: --gpu $e" "$secs" "$(calc "$base / $secs")x 10 commands" "$(fq_records few_S*.fq)"
     done
 fi
 

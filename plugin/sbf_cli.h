@@ -43,6 +43,7 @@ enum {
     OPT_INVERT,
     OPT_GPU_MEM_LIMIT,
     OPT_REPORT,
+    OPT_SAMPLES,
 };
 
 /* Options given twice (the standard: an option given twice accumulates or is refused, never

@@ -205,13 +205,21 @@ static int start_engine(run_t *r)
     /* The indexes go to the GPUs on threads of their own; until they are there, the workers'
      * queries run on the CPU engine (the same bits): a run of a few reads ends before a large
      * index would have been uploaded, and a long one starts at once. */
+    s->upload_kept = r->n_gpus > 0 && sbf_engine_slots(s->idx[0]) > 0;   /* an earlier sample's (--samples) */
     for (int x = 0; r->n_gpus > 0 && x < s->n_idx; ++x)
-        if (sbf_engine_use_gpus_async(s->idx[x], r->n_gpus, r->dev) != SBF_OK) {
+        if (sbf_engine_slots(s->idx[x]) == 0 && sbf_engine_use_gpus_async(s->idx[x], r->n_gpus, r->dev) != SBF_OK) {
             fprintf(stderr, "sbf %s: notice: %s: using the CPU engine\n", o->cmd, sbf_last_error());
             for (int y = 0; y < x; ++y)   /* all on one engine */
                 sbf_engine_drop_gpus(s->idx[y]);
             break;
         }
+    /* an earlier sample's upload (--samples) counted reads of its own */
+    for (int x = 0; x < s->n_idx && sbf_engine_slots(s->idx[x]) > 0; ++x) {
+        double seconds;
+        uint64_t cpu_reads;
+        (void)sbf_engine_upload_state(s->idx[x], &seconds, &cpu_reads);
+        s->reads_on_cpu0 += cpu_reads;
+    }
     screen_describe_engine(s, r->engine, sizeof r->engine);
     const int slots = sbf_engine_slots(s->idx[0]);
     /* Encoding in the workers pays on GPUs (the writer thread is then the limit); the CPU
@@ -259,17 +267,19 @@ static void run_batches(screen_t *s)
 static void upload_outcome(run_t *r)
 {
     screen_t *s = &r->s;
+    uint64_t total = 0;
     for (int x = 0; x < s->n_idx && sbf_engine_slots(s->idx[x]) > 0; ++x) {
         double seconds;
         uint64_t cpu_reads;
         int state = sbf_engine_upload_state(s->idx[x], &seconds, &cpu_reads);
         s->t_upload = seconds > s->t_upload ? seconds : s->t_upload;
-        s->reads_on_cpu += cpu_reads;
+        total += cpu_reads;
         if (state < 0 && s->upload_state >= 0)
             fprintf(stderr, "sbf %s: notice: %s: the CPU engine answered every read\n", s->o->cmd, sbf_last_error());
         if (state < 0 || (state == 1 && s->upload_state == 0))
             s->upload_state = state;
     }
+    s->reads_on_cpu = total - s->reads_on_cpu0;
     if (s->upload_state < 0)
         screen_describe_engine(s, r->engine, sizeof r->engine);
 }
@@ -291,6 +301,7 @@ static void describe_run(run_t *r)
     s->sum.n_indexes = o->n_indexes;
     s->sum.inputs[0] = o->in[0];
     s->sum.inputs[1] = o->in[1];
+    s->sum.sample = o->sample;
     s->sum.names = (const char *const *)s->names;
     s->sum.rule = &o->score;
     s->sum.layer_k = s->layer_k;
@@ -384,7 +395,7 @@ static void free_run(run_t *r)
     free(s->switches.s);
     sbf_scorer_free(&s->scorer);
     summary_free(&s->sum);
-    for (int x = 0; x < s->n_idx; ++x)
+    for (int x = 0; !s->o->kept && x < s->n_idx; ++x)   /* --samples frees them after the last */
         sbf_index_destroy(s->idx[x]);
     pthread_mutex_destroy(&s->err_lock);
 }

@@ -21,6 +21,8 @@ typedef enum {
 
 #define SCREEN_MAX_INDEXES 64
 
+struct screen_kept_s;   /* indexes kept from sample to sample (--samples: sbf_samples.c) */
+
 typedef struct {
     const char *cmd;            /* "classify" or "filter", for messages */
     const char *index_path;     /* for messages: the index, or the first of several */
@@ -53,6 +55,9 @@ typedef struct {
     uint64_t gpu_mem_limit;     /* 0, or device bytes the run may use (index + batches) */
     int progress;               /* 1 forced, 0 never, -1 when stderr is a terminal */
     int stats;                  /* stage timings on stderr */
+    const char *samples;        /* --samples: the list of samples (then in[] comes from it) */
+    const char *sample;         /* the sample this run screens, or NULL */
+    struct screen_kept_s *kept; /* the indexes opened by an earlier sample, reused; or NULL */
 } screen_opt_t;
 
 void screen_opt_init(screen_opt_t *o, const char *cmd, screen_mode_t mode);
@@ -74,7 +79,7 @@ extern const char screen_common_short[];
         {"report", required_argument, NULL, OPT_REPORT},                                               \
         {"no-progress", no_argument, NULL, OPT_NO_PROGRESS}, {"no-PG", no_argument, NULL, OPT_NO_PG},  \
         {"write-index", no_argument, NULL, OPT_WRITE_INDEX}, {"stats", no_argument, NULL, OPT_STATS},  \
-        {"rename", no_argument, NULL, OPT_RENAME},                                                     \
+        {"rename", no_argument, NULL, OPT_RENAME}, {"samples", required_argument, NULL, OPT_SAMPLES},  \
         {"gpu-mem-limit", required_argument, NULL, OPT_GPU_MEM_LIMIT},                                 \
         {"help", no_argument, NULL, 'h'}, {"output1", required_argument, NULL, '1'}, {"output2", required_argument, NULL, '2'}
 
@@ -96,6 +101,12 @@ int screen_check_io(screen_opt_t *o, int argc, char **argv, int optind_, void (*
 
 /* Run the job; returns the exit status (messages already printed). */
 int screen_run(const screen_opt_t *o);
+
+/* --samples (sbf_samples.c): the output options each name every sample's files with {sample};
+ * -1 after printing. */
+int screen_check_samples(screen_opt_t *o);
+/* Every sample of the list o->samples in turn, against indexes opened once: the exit status. */
+int screen_run_samples(const screen_opt_t *o);
 
 /* "sbf ARGS..." as one string for the @PG line (malloc'd). */
 char *screen_cmdline(int argc, char **argv);

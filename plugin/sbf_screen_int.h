@@ -4,7 +4,8 @@
  *   sbf_screen.c         the run (screen_run): setup, the threads, the batches, the summaries;
  *   sbf_screen_opts.c    the command line: common options, usage, argument checks, screen_main;
  *   sbf_screen_setup.c   indexes, scoring rule, categories, selection, inputs, outputs, --stats;
- *   sbf_screen_stages.c  what each batch goes through: reader, engine worker, delivery, writer. */
+ *   sbf_screen_stages.c  what each batch goes through: reader, engine worker, delivery, writer;
+ *   sbf_samples.c        --samples: one run per sample, the indexes kept from run to run. */
 #ifndef SBF_SCREEN_INT_H
 #define SBF_SCREEN_INT_H
 
@@ -20,6 +21,13 @@
 #include "sbf_queue.h"
 #include "sbf_screen.h"
 #include "sbf_summary.h"
+
+/* The indexes of a --samples command, opened by its first sample's run and used by the others
+ * (their GPU copies with them); freed when every sample is done. */
+typedef struct screen_kept_s {
+    int n;
+    sbf_index_t *idx[SCREEN_MAX_INDEXES];
+} screen_kept_t;
 
 /* Engine workers per GPU copy. A worker queries its batch on the GPU, then scores it and
  * formats its records on the CPU; with two, the GPU waited while both did their CPU share and
@@ -118,7 +126,10 @@ typedef struct {
     double t_load, t_upload;  /* opening: the indexes loaded, then put on the GPUs (--stats) */
     int upload_state;         /* at the end: 0 every index on the GPUs, 1 still uploading, < 0 failed */
     uint64_t reads_on_cpu;    /* of a GPU run: reads the CPU engine answered during the upload */
+    uint64_t reads_on_cpu0;   /* the count before this run (an upload begun by an earlier sample) */
+    int upload_kept;          /* the GPU copies were made for an earlier sample (--samples) */
     int verified_now;         /* indexes whose filters this run verified (the others had a record) */
+    int n_kept;               /* indexes opened by an earlier sample's run (--samples) */
     double cpu_read, cpu_write;   /* CPU seconds of the reader's and writer's threads in those stages */
     pipeline_stats_t engine_stats;
     int show_progress;

@@ -81,6 +81,7 @@ int screen_parse_common(screen_opt_t *o, int c, const char *arg)
     case OPT_WRITE_INDEX: o->write_index = 1; break;
     case OPT_RENAME: o->rename = 1; break;
     case OPT_STATS: o->stats = 1; break;
+    case OPT_SAMPLES: o->samples = arg; break;
     default: return 0;
     }
     return bad ? -1 : 1;
@@ -96,6 +97,9 @@ void screen_usage_common(FILE *fp)
             "                       stream): it limits a fast run; BGZF (bgzip) uses every -@ thread.\n"
             "      --interleaved    IN holds pairs as consecutive records. Without it, SAM/BAM/CRAM\n"
             "                       mates are paired by their flags when they are adjacent.\n"
+            "      --samples LIST   many samples, the index opened once: LIST has one per line,\n"
+            "                       NAME<tab>IN or NAME<tab>IN<tab>IN2 ('#' comments), and no IN is\n"
+            "                       given; every output option must hold {sample}: NAME goes there\n"
             "  -T, --reference FA   reference of CRAM input and output\n"
             "  -x, --index FILE     index built by 'sbf build' (required; repeat -x to screen against\n"
             "                       several indexes at once: their targets side by side, same k)\n"
@@ -162,6 +166,17 @@ int screen_check_io(screen_opt_t *o, int argc, char **argv, int optind_, void (*
         return -1;
     }
     int n = argc - optind_;
+    if (o->samples) {
+        if (n > 0) {
+            cli_error(o->cmd, "--samples names the inputs: give no input on the command line ('%s')", argv[optind_]);
+            return -1;
+        }
+        if (!o->out1 != !o->out2) {
+            cli_error(o->cmd, "-1 and -2 go together (one file per mate)");
+            return -1;
+        }
+        return screen_check_samples(o);
+    }
     if (n < 1 || n > 2) {
         cli_error(o->cmd, n < 1 ? "no input given" : "at most two inputs (mate files) are accepted");
         usage(stderr);
@@ -223,7 +238,7 @@ int screen_main(const screen_command_t *sc, int argc, char **argv)
             goto done;
     }
     if ((!sc->check || sc->check(&o) == 0) && screen_check_io(&o, argc, argv, optind, sc->usage) == 0)
-        status = screen_run(&o);
+        status = o.samples ? screen_run_samples(&o) : screen_run(&o);
 done:
     free(cmdline);
     return status;

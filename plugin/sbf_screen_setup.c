@@ -32,9 +32,16 @@ int screen_load_indexes(screen_t *s)
     sbf_opt_t first, p;
     const double t0 = sbf_now();
     for (int x = 0; x < o->n_indexes; ++x) {
-        index_verified_t how;
-        if (cli_index_open(o->cmd, o->index_paths[x], 0, &s->idx[x], &how) < 0)
-            return -1;
+        index_verified_t how = INDEX_VERIFIED_BEFORE;
+        if (o->kept && x < o->kept->n) {   /* --samples: opened by an earlier sample's run */
+            s->idx[x] = o->kept->idx[x];
+            ++s->n_kept;
+        } else {
+            if (cli_index_open(o->cmd, o->index_paths[x], 0, &s->idx[x], &how) < 0)
+                return -1;
+            if (o->kept)
+                o->kept->idx[o->kept->n++] = s->idx[x];
+        }
         s->verified_now += how == INDEX_VERIFIED_NOW;
         s->n_idx = x + 1;
         sbf_index_params(s->idx[x], x ? &p : &first);
@@ -348,9 +355,16 @@ void screen_print_stats(const screen_t *s, FILE *fp)
     fprintf(fp, ", waiting for the engine %.2f, scoring %.2f and encoding %.2f (worker seconds), writing %.2f "
             "(CPU %.2f; writer idle %.2f); wall %.2f; peak RSS %.1f MiB\n", e->wait_submit, s->t_score, s->t_encode,
             s->t_write, s->cpu_write, s->t_wait_write, s->sum.seconds, peak_kib / 1024.0);
-    fprintf(fp, "sbf %s: opening (seconds): %d index%s %.2f (filters verified: %d now, %d by an earlier run)", s->o->cmd,
-            s->n_idx, s->n_idx > 1 ? "es" : "", s->t_load, s->verified_now, s->n_idx - s->verified_now);
-    if (n > 0 && s->upload_state == 0)
+    if (s->n_kept == s->n_idx)
+        fprintf(fp, "sbf %s: opening (seconds): %d index%s %.2f (opened for an earlier sample)", s->o->cmd, s->n_idx,
+                s->n_idx > 1 ? "es" : "", s->t_load);
+    else
+        fprintf(fp, "sbf %s: opening (seconds): %d index%s %.2f (filters verified: %d now, %d by an earlier run)",
+                s->o->cmd, s->n_idx, s->n_idx > 1 ? "es" : "", s->t_load, s->verified_now,
+                s->n_idx - s->verified_now);
+    if (n > 0 && s->upload_kept && s->upload_state == 0)
+        fprintf(fp, ", GPU copies made for an earlier sample");
+    else if (n > 0 && s->upload_state == 0)
         fprintf(fp, ", GPU upload %.2f beside the first reads (%llu reads on the CPU engine meanwhile)", s->t_upload,
                 (unsigned long long)s->reads_on_cpu);
     else if (n > 0 && s->upload_state == 1)

@@ -160,6 +160,10 @@ void summary_write_json(const screen_summary_t *s, const char *path, FILE *fp)
 {
     fprintf(fp, "{\n  \"program\": \"sbf %s\",\n  \"mode\": ", s->cmd);
     json_string(fp, s->mode);
+    if (s->sample) {
+        fprintf(fp, ",\n  \"sample\": ");
+        json_string(fp, s->sample);
+    }
     fprintf(fp, ",\n  \"index\": ");
     json_string(fp, s->index_path);
     fprintf(fp, ",\n  \"indexes\": [");

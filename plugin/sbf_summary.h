@@ -18,6 +18,7 @@ typedef struct {
     const sbf_index_t *const *indexes;   /* loaded: their checksums, targets, sources and masks */
     int n_indexes;
     const char *inputs[2];
+    const char *sample;           /* --samples: the sample's name, else NULL */
     int n_targets;
     const char *const *names;     /* n_targets + 2 category names: targets, multi, none */
     const sbf_classify_opt_t *rule;   /* the scoring rule and its thresholds */

@@ -18,7 +18,7 @@ _sbf_options()
     local screen_valued='-T --reference -x --index -s --min-score --min-hits --min-fraction --margin --mask-lowcomp
         -O --output-fmt
         --summary --json --report -@ --threads -K --batch --gpu --gpu-mem-limit -o --output -1 --output1
-        -2 --output2'
+        -2 --output2 --samples'
     case $1 in
     build)
         _sbf_flags='--progress -h --help'
