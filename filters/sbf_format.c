@@ -326,6 +326,13 @@ static void *copy_worker(void *arg)
         if (i >= job->n)
             return NULL;
         memcpy(job->piece[i].dst, job->piece[i].src, job->piece[i].n);
+        /* The copied pages leave this process's memory: they are the page cache's (dirty, to be
+         * written back), and counted in RSS beside the filters they copy they made a 9.19 GB
+         * index's build peak at 17.7 GB instead of 15.1 (issue 27). Whole pages only. */
+        const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), a = (uintptr_t)job->piece[i].dst;
+        const uintptr_t first = (a + page - 1) & ~(page - 1), end = (a + job->piece[i].n) & ~(page - 1);
+        if (end > first)
+            (void)madvise((void *)first, end - first, MADV_DONTNEED);   /* advice: a refusal costs memory only */
     }
 }
 
