@@ -379,6 +379,14 @@ static int write_mapped(int fd, sbf_index_t *idx, const image_t *im, const image
     uint8_t *map = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (map == MAP_FAILED)
         return 1;
+#ifdef MADV_HUGEPAGE
+    /* The page cache then holds the file in 2 MiB folios, which every later run's mapping of
+     * it maps whole: the CPU engine's random probes miss the TLB far less. Without it, the
+     * threads' faults left about half the file in small folios (FilePmdMapped 1.2-1.8 of 3.1 GB
+     * on the VM), and the CPU engine ran 1.5x slower against the fresh index than after the
+     * file was read again from disk. Advice: a kernel without it writes the same bytes. */
+    (void)madvise(map, total, MADV_HUGEPAGE);
+#endif
     copy_job_t job = {NULL, 0, 0};
     size_t cap = 0;
     int rc = image_pieces(idx, im, map, 0, &job, &cap);
@@ -746,6 +754,11 @@ int sbf_index_read(const char *path, int verify, sbf_index_t **out)
     close(fd);
     if (map == MAP_FAILED)
         return sbf_error_errno(SBF_E_IO, saved, "%s: cannot map", path);
+#ifdef MADV_HUGEPAGE
+    /* Pages read from disk through this mapping come in 2 MiB folios, mapped whole: the
+     * queries' random probes miss the TLB far less (see write_mapped). Advice only. */
+    (void)madvise(map, (size_t)size, MADV_HUGEPAGE);
+#endif
     sbf_index_t *idx;
     int rc = parse_image(map, size, verify, path, "", &idx);
     if (rc != SBF_OK) {
