@@ -25,6 +25,16 @@ done
 ./sbf --version > /dev/null 2>&1 || { echo "FATAL: ./sbf --version fails: $(./sbf --version 2>&1 | head -n 3)"; exit 2; }
 ./sbf --version | grep -q '^GPU 0:' || { echo "FATAL: sbf sees no GPU on the GPU machine: $(./sbf --version | tail -n 2)"; exit 2; }
 status=0
+echo "== --gpu none starts no CUDA driver (its start cost every CPU-engine run 0.1-0.3 s)"
+tmpn=$(mktemp -d)
+printf '>a\nACGTTGCAAGGCTTAACCGGTTAAGCTAGCTAGGATCCATGCATGCAAGTTCGA\n' > "$tmpn/a.fa"
+printf '@r\nACGTTGCAAGGCTTAACCGGTTAAGCTAGCTAGGATCCATGC\n+\nIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIII\n' > "$tmpn/r.fq"
+for run in "build --gpu none -o $tmpn/n.sbf $tmpn/a.fa" "classify --gpu none -x $tmpn/n.sbf -o /dev/null $tmpn/r.fq" \
+           "filter --gpu none -x $tmpn/n.sbf -o /dev/null $tmpn/r.fq" "query --gpu none -x $tmpn/n.sbf $tmpn/r.fq"; do
+  loads=$(LD_DEBUG=libs ./sbf $run 2>&1 > /dev/null | grep -c 'libcuda')
+  if [ "$loads" -eq 0 ]; then echo "ok: sbf ${run%% *} --gpu none"; else echo "FAILED: sbf ${run%% *} --gpu none looks for libcuda ($loads lines)"; status=1; fi
+done
+rm -rf "$tmpn"
 echo "== correctness: tests/test_gpu"
 SBF_GPU_GENOMES=".devdata/lambda_virus.fa.gz .devdata/MG1655-K12.fasta.gz .devdata/20.fa.gz" ./tests/test_gpu 2>&1 |
   tee "$out/test_gpu.log" | grep -E "build |query |PASSED|FAILED|ERROR|LINE|device"
