@@ -6,7 +6,9 @@
 # per k-mer against the 16 asked for, its predicted and measured false-positive rate (random
 # 150 bp reads, every k-mer valid: the fraction of k-mers that test present) and how its own
 # reads (wgsim, 2 x 10,000 pairs each, 0.2% errors) are classified against the whole panel.
-#   bash bench/panel.sh [WORK_DIR]        (CPU; THREADS=8 by default, READS=1000000 random reads)
+#   bash bench/panel.sh [WORK_DIR]        (THREADS=8 by default, READS=1000000 random reads)
+# Last, the speed of the panel index against one index per genome (the same targets as plain
+# filters), on the CPU engine and, where sbf sees GPU 0, on the GPU (issue 27 d6).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sbf=$PWD/sbf
@@ -64,6 +66,33 @@ total = sum(cats.values()) or 1
 print(f"{name}\t{cats.get(name, 0) / total * 100:.2f}\t{passing.get(name, 0) / total * 100:.2f}\t{cats.get('multi', 0) / total * 100:.2f}\t{cats.get('none', 0) / total * 100:.2f}")
 EOF
 done
+# speed: the panel index against one index per genome (what panels replace: each genome a
+# plain filter of its own; one -x per genome, so each read is scanned once per index), the
+# same reads (the random ones and one genome's own pairs), classify on each engine this machine
+# has (the GPU's where `sbf --version` lists GPU 0), medians of RUNS [3] alternating runs
+xs=()
+for g in "${genomes[@]}"; do
+  i=${#xs[@]}
+  [ -s one_$i.sbf ] || "$sbf" build -@ "$threads" -o one_$i.sbf "$g" 2> /dev/null
+  xs+=(-x one_$i.sbf)
+done
+cat random.fq r1.fq > speed.fq
+engines=(none); "$sbf" --version | grep -q '^GPU 0:' && engines+=(0)
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+speed=()
+for e in "${engines[@]}"; do
+  for r in $(seq "${RUNS:-3}"); do
+    for side in panel one; do
+      if [ $side = panel ]; then ix=(-x panel.sbf); else ix=("${xs[@]}"); fi
+      t0=$(date +%s.%N)
+      "$sbf" classify --gpu $e -@ "$threads" "${ix[@]}" -o /dev/null speed.fq 2> /dev/null
+      echo "$(date +%s.%N) - $t0" | awk '{ printf "%.3f\n", $1 - $3 }' >> t_${e}_$side
+    done
+  done
+  a=$(median < t_${e}_panel) b=$(median < t_${e}_one)
+  speed+=("$(printf '%-10s %12s %16s %8s' "$e" "$a" "$b" "$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", a / b }')")")
+  rm -f t_${e}_panel t_${e}_one
+done
 python3 - <<'EOF'
 import json
 info = json.load(open("info.json"))
@@ -89,3 +118,7 @@ print(f"\n{kmers} random k-mers ({len(rows) - 2} reads of 150 bp). Own reads: 10
 print("classified against the whole panel: own: best = assigned to their genome; passing = their genome passes the score")
 print("(with others: near-identical strains such as the two E. coli K-12 make reads multi); multi; none.")
 EOF
+echo
+echo "speed: classify of $n_random random reads and the last genome's 10,000 own reads (mate 1) (-@ $threads), seconds, medians of ${RUNS:-3}"
+printf '%-10s %12s %16s %8s\n' "--gpu" "panel index" "one per genome" "ratio"
+printf '%s\n' "${speed[@]}"
