@@ -38,7 +38,7 @@ static void target_release(sbf_target_t *t)
  * parallel, instead of one memset on one thread: 2.5 s for the 6.1 GB of a human index on the
  * 2-core VM's memset (issue 27). Huge pages where the kernel gives them: a fault per 2 MiB. */
 #define FILTER_MAP_BYTES (2u << 20)
-static void *filter_alloc(size_t bytes)
+void *sbf_filter_alloc(size_t bytes)
 {
     if (bytes >= FILTER_MAP_BYTES) {
         void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -56,7 +56,7 @@ static void *filter_alloc(size_t bytes)
     return p;
 }
 
-static void filter_free(void *p, size_t bytes)
+void sbf_filter_free(void *p, size_t bytes)
 {
     if (p && bytes >= FILTER_MAP_BYTES)
         munmap(p, bytes);
@@ -80,7 +80,7 @@ void sbf_idx_free(sbf_index_t *idx)
     for (int q = 0; q < idx->n_panels; ++q) {
         free(idx->panels[q].members);
         if (!idx->in_map)
-            filter_free(idx->panels[q].bits, sbf_panel_bytes(idx, &idx->panels[q]));
+            sbf_filter_free(idx->panels[q].bits, sbf_panel_bytes(idx, &idx->panels[q]));
     }
     free(idx->panels);
     if (idx->map)
@@ -128,7 +128,7 @@ int sbf_idx_add_panel(sbf_index_t *idx, uint64_t n_shards, unsigned log2_width)
     pn->n_shards = n_shards;
     pn->log2_width = log2_width;
     size_t bytes = sbf_panel_bytes(idx, pn);
-    if (!(pn->bits = filter_alloc(bytes)))
+    if (!(pn->bits = sbf_filter_alloc(bytes)))
         return sbf_error(SBF_E_NOMEM, "out of memory allocating %zu bytes for a filter", bytes);
     return idx->n_panels++;
 }

@@ -140,6 +140,11 @@ void sbf_query_seq(const sbf_index_t *idx, sbf_scan_t *sc, const uint8_t code[25
 void sbf_query_seq_nt16(const sbf_index_t *idx, sbf_scan_t *sc, const uint8_t *packed, uint64_t len,
                         uint64_t *n_kmers, uint64_t *hits);
 
+/* Zeroed memory for a filter of `bytes` bytes, its shards on 64-byte lines (large ones mapped,
+ * huge pages advised), or NULL; freed with sbf_filter_free(p, the same bytes). */
+void *sbf_filter_alloc(size_t bytes);
+void sbf_filter_free(void *p, size_t bytes);
+
 /* Plain copies of the targets of wide panels of few members (sbf_plain.c): the CPU's queries
  * then touch one cache line per run and target, as with plain filters, and give the same answers. Made once,
  * on `threads` threads, by the first caller (others wait); later queries of idx from any thread

@@ -419,11 +419,10 @@ static int layer_build_target(const sbf_builder_t *b, layer_build_t *L, int r, c
     /* a target of a wide panel is built in the plain layout, then copied into its columns */
     const int wide = idx->panels[t->panel].log2_width > 0;
     uint64_t *scratch = NULL;
-    if (wide) {
-        if (posix_memalign((void **)&scratch, 64, sbf_target_bytes(idx, t)) != 0)
+    if (wide) {   /* zero pages, faulted in by the threads that fill them */
+        if (!(scratch = sbf_filter_alloc(sbf_target_bytes(idx, t))))
             return sbf_error(SBF_E_NOMEM, "out of memory allocating %zu bytes for target '%s'",
                              sbf_target_bytes(idx, t), pt->name);
-        memset(scratch, 0, sbf_target_bytes(idx, t));
         t->bits = scratch;
     }
     int dev = b->opt.gpu == SBF_GPU_AUTO ? (sbf_gpu_count() > 0 ? 0 : SBF_GPU_NONE) : b->opt.gpu;
@@ -456,7 +455,7 @@ static int layer_build_target(const sbf_builder_t *b, layer_build_t *L, int r, c
         sbf_panel_put(idx, t, scratch);
     if (wide)
         t->bits = NULL;
-    free(scratch);
+    sbf_filter_free(scratch, sbf_target_bytes(idx, t));
     /* the long-read layer: the chance rate of reads like the target's own sequence, reversed */
     if (rc == SBF_OK && L->measure_chance) {
         step(b, "target '%s', k=%d: chance rate", pt->name, L->params.k);
