@@ -145,14 +145,15 @@ void sbf_query_seq_nt16(const sbf_index_t *idx, sbf_scan_t *sc, const uint8_t *p
 void *sbf_filter_alloc(size_t bytes);
 void sbf_filter_free(void *p, size_t bytes);
 
-/* Plain copies of the targets of wide panels of few members (sbf_plain.c): the CPU's queries
+/* Plain copies of the targets of wide panels (sbf_panel_copied; sbf_plain.c): the CPU's queries
  * then touch one cache line per run and target, as with plain filters, and give the same answers. Made once,
  * on `threads` threads, by the first caller (others wait); later queries of idx from any thread
  * use them. SBF_OK (also when there is no wide panel), or SBF_E_NOMEM: the queries then read the
  * panels as they are (slower, the same answers). */
 int sbf_idx_plain_copies(const sbf_index_t *idx, int threads);
-/* Whether sbf_idx_plain_copies() copies the targets of this panel (wide, with few members). */
-int sbf_panel_copied(const sbf_panel_t *pn);
+/* Whether sbf_idx_plain_copies() copies the targets of this panel of idx (wide: up to 1 GiB
+ * always, larger with few members). */
+int sbf_panel_copied(const sbf_index_t *idx, const sbf_panel_t *pn);
 void sbf_idx_plain_free(sbf_index_t *idx);
 
 /* How often a false positive continues into the read's next k-mer (see sbf_index.c): the

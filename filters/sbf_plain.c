@@ -6,11 +6,13 @@
  * plain filter touches one. Human chr20 beside E. coli forms such a panel (12 + 1 of 16
  * columns), and the CPU engine classified at half the rate of the same genomes as plain filters
  * (issue 27 d6). The CPU engine therefore queries plain copies of those targets, made once per
- * index: the same bits in the build's layout, so the same answers. Only for panels of few
- * members against their width: one load of a panel word tests every column, and with many
- * members that wins (21 bacteria in 64 + 32 columns, `sbf query -@ 1` of 50,000 random reads:
- * 1.6 s through the panels, 4.1 s through plain copies on the VM). A panel is copied when a run
- * touches more of its lines (its width / 8 of them, 512-bit shards) than it has members. */
+ * index: the same bits in the build's layout, so the same answers. Every wide panel of up to
+ * SBF_PLAIN_COPY_ANY bytes is copied: with the copies on 64-byte lines (they were not, once,
+ * and then lost to the panels), the 21 bacteria of bench/panel.sh in 64 + 32 columns classified
+ * 50,000 random and 50,000 S. aureus reads in 2.9-3.2 s through copies against 4.0-5.3 s
+ * through the panels (`classify -@1`, the VM), copies made included. A larger panel is copied
+ * only when a run touches more of its lines (its width / 8 of them, 512-bit shards) than it has
+ * members: its copy costs its size in memory and a pass over it on every run. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,9 +94,12 @@ static void copies_free(const sbf_index_t *idx, uint64_t **copy)
     free(copy);
 }
 
-int sbf_panel_copied(const sbf_panel_t *pn)
+#define SBF_PLAIN_COPY_ANY ((size_t)1 << 30)
+
+int sbf_panel_copied(const sbf_index_t *idx, const sbf_panel_t *pn)
 {
-    return pn->log2_width > 0 && (unsigned)pn->n_members * 8u <= 1u << pn->log2_width;
+    return pn->log2_width > 0 &&
+           (sbf_panel_bytes(idx, pn) <= SBF_PLAIN_COPY_ANY || (unsigned)pn->n_members * 8u <= 1u << pn->log2_width);
 }
 
 static pthread_mutex_t making = PTHREAD_MUTEX_INITIALIZER;
@@ -105,7 +110,7 @@ int sbf_idx_plain_copies(const sbf_index_t *idx, int threads)
         return SBF_OK;
     int wide = 0;
     for (int q = 0; q < idx->n_panels; ++q)
-        wide |= sbf_panel_copied(&idx->panels[q]);
+        wide |= sbf_panel_copied(idx, &idx->panels[q]);
     if (!wide)
         return SBF_OK;
     pthread_mutex_lock(&making);   /* one thread makes them; the others wait, then find them */
@@ -119,7 +124,7 @@ int sbf_idx_plain_copies(const sbf_index_t *idx, int threads)
     }
     for (int r = 0; r < idx->n_targets && rc == SBF_OK; ++r) {
         const sbf_target_t *t = &idx->targets[r];
-        if (!sbf_panel_copied(&idx->panels[t->panel]))
+        if (!sbf_panel_copied(idx, &idx->panels[t->panel]))
             continue;
         /* the filters' allocation: each shard on a cache line of its own (malloc's 16-byte
          * alignment put every 512-bit shard across two lines, the second not prefetched: the
@@ -130,7 +135,7 @@ int sbf_idx_plain_copies(const sbf_index_t *idx, int threads)
     }
     for (int q = 0; q < idx->n_panels && rc == SBF_OK; ++q) {
         const sbf_panel_t *pn = &idx->panels[q];
-        if (!sbf_panel_copied(pn))
+        if (!sbf_panel_copied(idx, pn))
             continue;
         plain_job_t job;
         memset(&job, 0, sizeof job);
