@@ -603,6 +603,42 @@ static void test_plain_copies(void **state)
         free(g[t]);
 }
 
+/* The copies of panels of many members and several widths (the transposes that fill a copy
+ * pack 64 / W positions per row: each width packs differently): equal to sbf_target_extract(). */
+static void test_plain_copies_widths(void **state)
+{
+    (void)state;
+    test_seed(47);
+    enum { T = 40 };
+    size_t sizes[T];
+    char *g[T];
+    for (int t = 0; t < T; ++t)
+        g[t] = random_dna(sizes[t] = 3000 + (size_t)(t % 5) * 4000 + (size_t)(t / 20) * 1500);
+    sbf_opt_t o = test_opt(31, 25, 25, 2, 16);
+    sbf_index_t *multi = build_targets(&o, g, T);
+    unsigned widths = 0;   /* bit lw: a copied panel of 2^lw columns */
+    for (int q = 0; q < multi->n_panels; ++q)
+        if (sbf_panel_copied(multi, &multi->panels[q]))
+            widths |= 1u << multi->panels[q].log2_width;
+    print_message("plain copies: panels of widths (bit log2) %#x\n", widths);
+    assert_true(__builtin_popcount(widths) >= 2);
+    assert_int_equal(sbf_idx_plain_copies(multi, 2), SBF_OK);
+    assert_non_null(multi->plain);
+    for (int t = 0; t < T; ++t) {
+        const sbf_target_t *x = &multi->targets[t];
+        if (!sbf_panel_copied(multi, &multi->panels[x->panel]))
+            continue;
+        uint64_t *plain = malloc(sbf_target_bytes(multi, x));
+        assert_non_null(plain);
+        sbf_target_extract(multi, x, plain);
+        assert_memory_equal(multi->plain[t], plain, sbf_target_bytes(multi, x));
+        free(plain);
+    }
+    sbf_index_destroy(multi);
+    for (int t = 0; t < T; ++t)
+        free(g[t]);
+}
+
 static void test_multi_target(void **state)
 {
     (void)state;
@@ -755,6 +791,7 @@ int main(void)
         cmocka_unit_test(test_seqbuf_kmers_threads),
         cmocka_unit_test(test_seqbuf_move),
         cmocka_unit_test(test_plain_copies),
+        cmocka_unit_test(test_plain_copies_widths),
         cmocka_unit_test(test_build_threads),
         cmocka_unit_test(test_no_false_negatives),
         cmocka_unit_test(test_strand_symmetry),
