@@ -188,7 +188,7 @@ static int build_metadata(sbf_index_t *idx, uint64_t data_offset, wbuf_t *w, uin
     uint64_t off = data_offset;
     for (int q = 0; q < idx->n_panels; ++q) {
         sbf_panel_t *pn = &idx->panels[q];
-        uint64_t bytes = sbf_panel_bytes(idx, pn);   /* pn->checksum: panel_checksums() */
+        uint64_t bytes = sbf_panel_bytes(idx, pn);   /* pn->checksum: filled while writing (checksum_tasks) */
         wb_u64(w, pn->n_shards);
         wb_u32(w, pn->log2_width);
         wb_u32(w, 0);
@@ -267,39 +267,65 @@ static int image_prepare(sbf_index_t *idx, image_t *im)
     return SBF_OK;
 }
 
-/* Every panel's checksum, of the index and of its layer: one XXH64 stream each, the panels on
- * up to `threads` threads at once (a human index: 5.7 GB and 3 GB side by side). */
+/* Every panel's checksum, of the index and of its layer: one XXH64 stream each, taken by the
+ * writing threads beside the copies (write_mapped), largest first: a human index's 5.7 GB panel
+ * is one stream, 2.0 s on one of the H200 machine's threads while the others copied. */
 typedef struct {
-    sbf_panel_t *pn[2 * 256];
-    uint64_t bytes[2 * 256];
-    int n, next;   /* next: taken atomically */
-} checksum_job_t;
+    sbf_panel_t *pn;
+    uint64_t bytes;
+} checksum_task_t;
 
-static void *checksum_worker(void *arg)
+typedef struct {
+    checksum_task_t *task;
+    int n;
+} checksum_list_t;
+
+static int by_bytes_down(const void *a, const void *b)
 {
-    checksum_job_t *job = arg;
-    for (;;) {
-        const int i = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED);
-        if (i >= job->n)
-            return NULL;
-        job->pn[i]->checksum = sbf_xxh64(job->pn[i]->bits, job->bytes[i], 0);
-    }
+    const uint64_t x = ((const checksum_task_t *)a)->bytes, y = ((const checksum_task_t *)b)->bytes;
+    return x < y ? 1 : x > y ? -1 : 0;
 }
 
-static void panel_checksums(sbf_index_t *idx, int threads)
+/* The panels of idx and of its layer, largest first. SBF_OK or SBF_E_NOMEM. */
+static int checksum_tasks(sbf_index_t *idx, checksum_list_t *list)
 {
-    checksum_job_t job;
-    job.n = job.next = 0;
+    int n = 0;
     for (sbf_index_t *x = idx; x; x = x->layer)
-        for (int q = 0; q < x->n_panels; ++q) {
-            if (job.n == (int)(sizeof job.pn / sizeof job.pn[0])) {   /* more panels than slots: here */
-                x->panels[q].checksum = sbf_xxh64(x->panels[q].bits, sbf_panel_bytes(x, &x->panels[q]), 0);
-                continue;
-            }
-            job.pn[job.n] = &x->panels[q];
-            job.bytes[job.n++] = sbf_panel_bytes(x, &x->panels[q]);
-        }
-    sbf_run_threads(threads < job.n ? threads : job.n, checksum_worker, &job);
+        n += x->n_panels;
+    list->n = 0;
+    if (!(list->task = malloc((size_t)(n ? n : 1) * sizeof *list->task)))
+        return sbf_error(SBF_E_NOMEM, "out of memory");
+    for (sbf_index_t *x = idx; x; x = x->layer)
+        for (int q = 0; q < x->n_panels; ++q)
+            list->task[list->n++] = (checksum_task_t){&x->panels[q], sbf_panel_bytes(x, &x->panels[q])};
+    qsort(list->task, (size_t)list->n, sizeof *list->task, by_bytes_down);
+    return SBF_OK;
+}
+
+static void checksum_task_run(const checksum_task_t *t) { t->pn->checksum = sbf_xxh64(t->pn->bits, t->bytes, 0); }
+
+/* The index's and its layer's images (header and metadata), the layer's placed after the
+ * index's; the panels' checksums as they are now (the metadata's size does not depend on them,
+ * so the layout holds when they are filled in and the images made again). */
+static int images_prepare(sbf_index_t *idx, image_t *im, image_t *layer)
+{
+    memset(layer, 0, sizeof *layer);
+    int rc = image_prepare(idx, im);
+    if (rc == SBF_OK && idx->layer && (rc = image_prepare(idx->layer, layer)) == SBF_OK) {
+        /* the layer's image follows the index's: the file's size, and where the layer lies */
+        put64(im->header + H_FILE_BYTES, im->bytes + layer->bytes);
+        put64(im->header + H_LAYER_OFFSET, im->bytes);
+        put64(im->header + H_LAYER_BYTES, layer->bytes);
+        put64(im->header + H_CHECKSUM, sbf_xxh64(im->header, H_CHECKSUM, 0));
+    }
+    return rc;
+}
+
+static void images_free(image_t *im, image_t *layer)
+{
+    free(im->meta.buf);
+    free(layer->meta.buf);
+    im->meta.buf = layer->meta.buf = NULL;
 }
 
 /* The file written through a shared mapping of it, its space reserved first (fallocate): the
@@ -314,16 +340,22 @@ typedef struct {
 } copy_piece_t;
 
 typedef struct {
+    const checksum_list_t *sums;   /* taken first: tasks 0 .. sums->n - 1 */
     copy_piece_t *piece;
-    size_t n, next;   /* next: taken atomically */
+    size_t n, next;   /* pieces; next: the next task, taken atomically */
 } copy_job_t;
 
 static void *copy_worker(void *arg)
 {
     copy_job_t *job = arg;
+    const size_t n_sums = (size_t)job->sums->n;
     for (;;) {
-        const size_t i = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED);
-        if (i >= job->n)
+        size_t i = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED);
+        if (i < n_sums) {
+            checksum_task_run(&job->sums->task[i]);
+            continue;
+        }
+        if ((i -= n_sums) >= job->n)
             return NULL;
         memcpy(job->piece[i].dst, job->piece[i].src, job->piece[i].n);
         /* The copied pages leave this process's memory: they are the page cache's (dirty, to be
@@ -338,13 +370,11 @@ static void *copy_worker(void *arg)
 
 #define COPY_PIECE (64u << 20)
 
-/* Pieces of at most COPY_PIECE bytes of one image placed at map + base; SBF_OK or SBF_E_NOMEM. */
+/* Pieces of at most COPY_PIECE bytes of one image's filters placed at map + base (the header
+ * and metadata are copied once the checksums are known); SBF_OK or SBF_E_NOMEM. */
 static int image_pieces(const sbf_index_t *idx, const image_t *im, uint8_t *map, uint64_t base, copy_job_t *job,
                         size_t *cap)
 {
-    /* header and metadata: small, copied here */
-    memcpy(map + base, im->header, sizeof im->header);
-    memcpy(map + base + sizeof im->header, im->meta.buf, im->meta.len);
     uint64_t at = base + sizeof im->header + im->meta.len;
     for (int q = 0; q < idx->n_panels; ++q) {
         at = base + align_up(at - base);   /* the padding: zeros, as fallocate left them */
@@ -368,8 +398,8 @@ static int image_pieces(const sbf_index_t *idx, const image_t *im, uint8_t *map,
 
 /* The images through a mapping: SBF_OK, an error, or 1 when the file system offers no
  * reservation or no shared mapping (the caller then writes). */
-static int write_mapped(int fd, sbf_index_t *idx, const image_t *im, const image_t *layer, uint64_t total,
-                        int threads, const char *path)
+static int write_mapped(int fd, sbf_index_t *idx, image_t *im, image_t *layer, uint64_t total, int threads,
+                        const char *path)
 {
     int e = posix_fallocate(fd, 0, (off_t)total);
     if (e == EOPNOTSUPP || e == EINVAL || e == ENODEV)
@@ -387,13 +417,31 @@ static int write_mapped(int fd, sbf_index_t *idx, const image_t *im, const image
      * file was read again from disk. Advice: a kernel without it writes the same bytes. */
     (void)madvise(map, total, MADV_HUGEPAGE);
 #endif
-    copy_job_t job = {NULL, 0, 0};
+    checksum_list_t sums = {NULL, 0};
+    copy_job_t job = {&sums, NULL, 0, 0};
     size_t cap = 0;
-    int rc = image_pieces(idx, im, map, 0, &job, &cap);
+    int rc = checksum_tasks(idx, &sums);
+    if (rc == SBF_OK)
+        rc = image_pieces(idx, im, map, 0, &job, &cap);
     if (rc == SBF_OK && idx->layer)
         rc = image_pieces(idx->layer, layer, map, im->bytes, &job, &cap);
-    if (rc == SBF_OK)
-        sbf_run_threads((size_t)threads < job.n ? threads : (int)job.n, copy_worker, &job);
+    if (rc == SBF_OK) {
+        const size_t tasks = job.n + (size_t)sums.n;
+        sbf_run_threads((size_t)threads < tasks ? threads : (int)tasks, copy_worker, &job);
+        /* the checksums known: the images again (the same sizes), their headers last */
+        const uint64_t bytes = im->bytes;
+        images_free(im, layer);
+        rc = images_prepare(idx, im, layer);
+        if (rc == SBF_OK && im->bytes != bytes)
+            rc = sbf_error(SBF_E_PARAM, "%s: internal error: the index's layout changed while written", path);
+        for (int i = 0; rc == SBF_OK && i < (idx->layer ? 2 : 1); ++i) {
+            const image_t *x = i ? layer : im;
+            uint8_t *at = map + (i ? im->bytes : 0);
+            memcpy(at, x->header, sizeof x->header);
+            memcpy(at + sizeof x->header, x->meta.buf, x->meta.len);
+        }
+    }
+    free(sums.task);
     free(job.piece);
     if (munmap(map, total) != 0 && rc == SBF_OK)
         rc = sbf_error_errno(SBF_E_IO, errno, "%s: write failed", path);
@@ -435,25 +483,26 @@ int sbf_index_write(sbf_index_t *idx, const char *path)
     if (rc != SBF_OK)
         return rc;
     image_t im, layer;
-    memset(&layer, 0, sizeof layer);
     const int threads = idx->threads > 1 ? idx->threads : 1;
-    panel_checksums(idx, threads);
-    rc = image_prepare(idx, &im);
-    if (rc == SBF_OK && idx->layer && (rc = image_prepare(idx->layer, &layer)) == SBF_OK) {
-        /* the layer's image follows the index's: the file's size, and where the layer lies */
-        put64(im.header + H_FILE_BYTES, im.bytes + layer.bytes);
-        put64(im.header + H_LAYER_OFFSET, im.bytes);
-        put64(im.header + H_LAYER_BYTES, layer.bytes);
-        put64(im.header + H_CHECKSUM, sbf_xxh64(im.header, H_CHECKSUM, 0));
-    }
+    rc = images_prepare(idx, &im, &layer);   /* the layout; the checksums come while writing */
     char *tmp = NULL;
     int fd = rc == SBF_OK ? sbf_tmpfile_create(path, &tmp) : -1;
     if (rc == SBF_OK && fd < 0)
         rc = fd;
     if (rc == SBF_OK)
         rc = write_mapped(fd, idx, &im, &layer, im.bytes + layer.bytes, threads, path);
-    if (rc == 1) {   /* no mapping here: write() */
-        rc = image_write(fd, idx, &im, path);
+    if (rc == 1) {   /* no mapping here: the checksums first, then write() */
+        checksum_list_t sums;
+        rc = checksum_tasks(idx, &sums);
+        copy_job_t job = {&sums, NULL, 0, 0};   /* the checksums alone */
+        if (rc == SBF_OK)
+            sbf_run_threads(threads < sums.n ? threads : sums.n, copy_worker, &job);
+        free(sums.task);
+        images_free(&im, &layer);
+        if (rc == SBF_OK)
+            rc = images_prepare(idx, &im, &layer);
+        if (rc == SBF_OK)
+            rc = image_write(fd, idx, &im, path);
         if (rc == SBF_OK && idx->layer)
             rc = image_write(fd, idx->layer, &layer, path);
     }
@@ -470,8 +519,7 @@ int sbf_index_write(sbf_index_t *idx, const char *path)
     if (rc == SBF_OK)
         idx->file_checksum = sbf_format_identity(im.header, idx->layer ? layer.header : NULL);
     free(tmp);
-    free(im.meta.buf);
-    free(layer.meta.buf);
+    images_free(&im, &layer);
     return rc;
 }
 
