@@ -222,6 +222,11 @@ static int start_engine(run_t *r)
     }
     screen_describe_engine(s, r->engine, sizeof r->engine);
     const int slots = sbf_engine_slots(s->idx[0]);
+    /* the CPU engine's threads: all of -@ for its one worker; on GPUs (while the indexes
+     * upload) the workers share them, beside the upload's own threads */
+    s->query_threads = slots > 0 ? o->threads / (GPU_WORKERS_PER_COPY * slots) : o->threads;
+    if (s->query_threads < 1)
+        s->query_threads = 1;
     /* Encoding in the workers pays on GPUs (the writer thread is then the limit); the CPU
      * engine's one worker is already the limit, and the writer thread formats beside it. */
     s->null_engine = getenv("SBF_NULL_ENGINE") != NULL;

@@ -128,6 +128,7 @@ typedef struct {
     uint64_t reads_on_cpu;    /* of a GPU run: reads the CPU engine answered during the upload */
     uint64_t reads_on_cpu0;   /* the count before this run (an upload begun by an earlier sample) */
     int upload_kept;          /* the GPU copies were made for an earlier sample (--samples) */
+    int query_threads;        /* each engine worker's CPU engine threads (-@; a GPU run's share of it) */
     int verified_now;         /* indexes whose filters this run verified (the others had a record) */
     int n_kept;               /* indexes opened by an earlier sample's run (--samples) */
     double cpu_read, cpu_write;   /* CPU seconds of the reader's and writer's threads in those stages */

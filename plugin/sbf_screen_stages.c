@@ -157,7 +157,7 @@ static int query_units(const screen_t *s, const sbf_index_t *idx, int slot, cons
 {
     const sbf_units_t *ut = &j->units_text[l], *us = &j->units_sam[l];
     const size_t T = ut->n_units, S = us->n_units;
-    const int threads = s->o->threads;
+    const int threads = s->query_threads;
     int rc = SBF_OK;
     if (T)
         rc = sbf_engine_query(idx, slot, T, ut->seqs, NULL, ut->lens, kmers, uhits, threads);
