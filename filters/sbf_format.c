@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -782,9 +781,8 @@ typedef struct {
 } verify_task_t;
 
 typedef struct {
-    verify_task_t *task;
-    int *order;   /* task numbers, largest first */
-    int n, next;  /* next: taken atomically */
+    verify_task_t **order;   /* the tasks, largest first */
+    int n, next;             /* next: taken atomically */
 } verify_job_t;
 
 static void *verify_worker(void *arg)
@@ -794,17 +792,14 @@ static void *verify_worker(void *arg)
         const int i = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED);
         if (i >= job->n)
             return NULL;
-        verify_task_t *t = &job->task[job->order[i]];
+        verify_task_t *t = job->order[i];
         t->got = sbf_xxh64(t->pn->bits, t->bytes, 0);
     }
 }
 
-static verify_job_t *sort_job;   /* qsort has no context argument; one sort at a time */
-static pthread_mutex_t sort_lock = PTHREAD_MUTEX_INITIALIZER;
-
 static int larger_first(const void *a, const void *b)
 {
-    const uint64_t x = sort_job->task[*(const int *)a].bytes, y = sort_job->task[*(const int *)b].bytes;
+    const uint64_t x = (*(verify_task_t *const *)a)->bytes, y = (*(verify_task_t *const *)b)->bytes;
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
@@ -813,22 +808,21 @@ static int verify_filters(const sbf_index_t *idx, const char *path)
     int n = 0;
     for (const sbf_index_t *x = idx; x; x = x->layer)
         n += x->n_panels;
-    verify_job_t job = {calloc((size_t)n, sizeof *job.task), calloc((size_t)n, sizeof *job.order), 0, 0};
+    verify_task_t *task = calloc((size_t)(n ? n : 1), sizeof *task);
+    verify_job_t job = {calloc((size_t)(n ? n : 1), sizeof *job.order), 0, 0};
     int rc = SBF_OK;
-    if (!job.task || !job.order) {
+    if (!task || !job.order) {
         rc = sbf_error(SBF_E_NOMEM, "out of memory loading %s", path);
         goto done;
     }
     for (const sbf_index_t *x = idx; x; x = x->layer)
         for (int q = 0; q < x->n_panels; ++q) {
-            job.order[job.n] = job.n;
-            job.task[job.n++] = (verify_task_t){&x->panels[q], x == idx ? "" : " (long-read layer)",
-                                                sbf_panel_bytes(x, &x->panels[q]), 0};
+            task[job.n] = (verify_task_t){&x->panels[q], x == idx ? "" : " (long-read layer)",
+                                          sbf_panel_bytes(x, &x->panels[q]), 0};
+            job.order[job.n] = &task[job.n];
+            ++job.n;
         }
-    pthread_mutex_lock(&sort_lock);
-    sort_job = &job;
     qsort(job.order, (size_t)job.n, sizeof *job.order, larger_first);
-    pthread_mutex_unlock(&sort_lock);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     sbf_run_threads(cores < 1 ? 1 : cores < job.n ? (int)cores : job.n, verify_worker, &job);
     const sbf_index_t *x = idx;
@@ -837,7 +831,7 @@ static int verify_filters(const sbf_index_t *idx, const char *path)
             x = x->layer;
             q = 0;
         }
-        const verify_task_t *t = &job.task[i];
+        const verify_task_t *t = &task[i];
         if (!CHECKSUM_DIFFERS(t->pn->checksum, t->got))
             continue;
         const sbf_target_t *first = &x->targets[t->pn->members[0]];
@@ -850,7 +844,7 @@ static int verify_filters(const sbf_index_t *idx, const char *path)
         break;
     }
 done:
-    free(job.task);
+    free(task);
     free(job.order);
     return rc;
 }
