@@ -160,40 +160,43 @@ static int read_list(const screen_opt_t *o, sample_list_t *l)
     return rc;
 }
 
-/* The output options that name files, each with its option's name. */
+/* The output options that name files: the option, where its path lies, the suffix of the
+ * example a refusal gives, and whether it writes reads (else a summary). */
 typedef struct {
     const char *option;
     const char **path;
+    const char *example;
+    int reads;
 } out_slot_t;
 
-static int out_slots(screen_opt_t *o, out_slot_t *slot)
+#define OUT_SLOTS 7
+
+static void out_slots(screen_opt_t *o, out_slot_t slot[OUT_SLOTS])
 {
-    int n = 0;
-    slot[n++] = (out_slot_t){"-o", &o->out};
-    slot[n++] = (out_slot_t){"-1", &o->out1};
-    slot[n++] = (out_slot_t){"-2", &o->out2};
-    slot[n++] = (out_slot_t){"--split", &o->split_pattern};
-    slot[n++] = (out_slot_t){"--summary", &o->summary_tsv};
-    slot[n++] = (out_slot_t){"--json", &o->json};
-    slot[n++] = (out_slot_t){"--report", &o->report};
-    return n;
+    slot[0] = (out_slot_t){"-o", &o->out, "fq.gz", 1};
+    slot[1] = (out_slot_t){"-1", &o->out1, "fq.gz", 1};
+    slot[2] = (out_slot_t){"-2", &o->out2, "fq.gz", 1};
+    slot[3] = (out_slot_t){"--split", &o->split_pattern, "fq.gz", 1};
+    slot[4] = (out_slot_t){"--summary", &o->summary_tsv, "tsv", 0};
+    slot[5] = (out_slot_t){"--json", &o->json, "json", 0};
+    slot[6] = (out_slot_t){"--report", &o->report, "html", 0};
 }
 
 int screen_check_samples(screen_opt_t *o)
 {
-    out_slot_t slot[8];
-    int n = out_slots(o, slot), reads_out = 0;
-    for (int i = 0; i < n; ++i) {
+    out_slot_t slot[OUT_SLOTS];
+    int reads_out = 0;
+    out_slots(o, slot);
+    for (int i = 0; i < OUT_SLOTS; ++i) {
         const char *p = *slot[i].path;
         if (!p)
             continue;
         if (!strstr(p, SAMPLE_MARK)) {
             cli_error(o->cmd, "with --samples, %s '%s' must contain %s (each sample writes its own; e.g. %s "
-                      "'%s.%s')", slot[i].option, p, SAMPLE_MARK, slot[i].option, SAMPLE_MARK,
-                      i < 4 ? "fq.gz" : i == 4 ? "tsv" : i == 5 ? "json" : "html");
+                      "'%s.%s')", slot[i].option, p, SAMPLE_MARK, slot[i].option, SAMPLE_MARK, slot[i].example);
             return -1;
         }
-        reads_out |= i < 4;
+        reads_out |= slot[i].reads;
     }
     if (o->mode != SCREEN_COUNT && !reads_out) {
         cli_error(o->cmd, "with --samples, name each sample's reads output: -o '%s.fq.gz' (or -1/-2, --split)",
@@ -244,10 +247,11 @@ int screen_run_samples(const screen_opt_t *o)
     for (int i = 0; i < l.n && status == 0; ++i) {
         const sample_t *sm = &l.v[i];
         screen_opt_t so = *o;
-        out_slot_t slot[8];
-        char *owned[8] = {NULL};
-        int n = out_slots(&so, slot), oom = 0;
-        for (int j = 0; j < n; ++j)
+        out_slot_t slot[OUT_SLOTS];
+        char *owned[OUT_SLOTS] = {NULL};
+        int oom = 0;
+        out_slots(&so, slot);
+        for (int j = 0; j < OUT_SLOTS; ++j)
             *slot[j].path = owned[j] = with_name(*slot[j].path, sm->name, &oom);
         so.in[0] = sm->in[0];
         so.in[1] = sm->in[1];
@@ -261,7 +265,7 @@ int screen_run_samples(const screen_opt_t *o)
                     sm->in[1] ? " " : "", sm->in[1] ? sm->in[1] : "");
             status = screen_run(&so);
         }
-        for (int j = 0; j < n; ++j)
+        for (int j = 0; j < OUT_SLOTS; ++j)
             free(owned[j]);
         if (status != 0)
             cli_error(o->cmd, "sample '%s' (line %d of %s) failed: %d of %d samples done; the later ones were not run",
