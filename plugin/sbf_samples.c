@@ -244,6 +244,7 @@ int screen_run_samples(const screen_opt_t *o)
     screen_kept_t kept;
     memset(&kept, 0, sizeof kept);
     int status = 0, done = 0;
+    const double t0 = sbf_now();
     for (int i = 0; i < l.n && status == 0; ++i) {
         const sample_t *sm = &l.v[i];
         screen_opt_t so = *o;
@@ -273,6 +274,9 @@ int screen_run_samples(const screen_opt_t *o)
         else
             ++done;
     }
+    if (status == 0)
+        fprintf(stderr, "sbf %s: %d sample%s done in %.2f s, the index%s opened once\n", o->cmd, done, done == 1 ? "" : "s",
+                sbf_now() - t0, kept.n > 1 ? "es" : "");
     for (int x = 0; x < kept.n; ++x)
         sbf_index_destroy(kept.idx[x]);
     list_free(&l);

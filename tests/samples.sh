@@ -41,6 +41,7 @@ for s in A B C; do
 done
 if [ $rc -eq 0 ] && [ $same = 1 ] && [ ! -s stdout ] &&
    [ "$(grep -c '^sbf filter: sample [ABC] ([123] of 3): ' run.err)" = 3 ] &&
+   tail -n 1 run.err | grep -q '^sbf filter: 3 samples done in [0-9.]* s, the index opened once$' &&
    [ "$(outputs)" = "A.json B.json C.json f_A_1.fq f_A_2.fq f_B_1.fq f_B_2.fq f_C_1.fq f_C_2.fq stdout " ]; then
   ok "filter --samples: each sample's mates and JSON equal a run of its own"
 else
