@@ -537,6 +537,24 @@ static void test_build_threads(void **state)
     free(g);
 }
 
+/* Every copied target's plain copy equals sbf_target_extract() of it; the others have none. */
+static void check_copies(const sbf_index_t *multi)
+{
+    assert_non_null(multi->plain);
+    for (int t = 0; t < multi->n_targets; ++t) {
+        const sbf_target_t *x = &multi->targets[t];
+        if (!sbf_panel_copied(multi, &multi->panels[x->panel])) {
+            assert_null(multi->plain[t]);
+            continue;
+        }
+        uint64_t *plain = malloc(sbf_target_bytes(multi, x));
+        assert_non_null(plain);
+        sbf_target_extract(multi, x, plain);
+        assert_memory_equal(multi->plain[t], plain, sbf_target_bytes(multi, x));
+        free(plain);
+    }
+}
+
 /* The CPU engine's plain copies of the targets of a wide panel of few members
  * (sbf_idx_plain_copies): each equals sbf_target_extract()'s plain layout, and queries through
  * them give the panel probe's k-mer counts, hits and per-k-mer presence, made on 1 or 3
@@ -570,19 +588,7 @@ static void test_plain_copies(void **state)
             sbf_query_seq(multi, sc, sbf_nt4_ascii, (const uint8_t *)reads[i], 150, &nk_panel[i], h_panel[i], p_panel[i]);
         }
         assert_int_equal(sbf_idx_plain_copies(multi, threads), SBF_OK);
-        assert_non_null(multi->plain);
-        for (int t = 0; t < T; ++t) {
-            const sbf_target_t *x = &multi->targets[t];
-            if (!sbf_panel_copied(multi, &multi->panels[x->panel])) {
-                assert_null(multi->plain[t]);
-                continue;
-            }
-            uint64_t *plain = malloc(sbf_target_bytes(multi, x));
-            assert_non_null(plain);
-            sbf_target_extract(multi, x, plain);
-            assert_memory_equal(multi->plain[t], plain, sbf_target_bytes(multi, x));
-            free(plain);
-        }
+        check_copies(multi);
         uint64_t positive = 0;
         for (int i = 0; i < N; ++i) {
             uint64_t nk, h[T];
@@ -623,17 +629,7 @@ static void test_plain_copies_widths(void **state)
     print_message("plain copies: panels of widths (bit log2) %#x\n", widths);
     assert_true(__builtin_popcount(widths) >= 2);
     assert_int_equal(sbf_idx_plain_copies(multi, 2), SBF_OK);
-    assert_non_null(multi->plain);
-    for (int t = 0; t < T; ++t) {
-        const sbf_target_t *x = &multi->targets[t];
-        if (!sbf_panel_copied(multi, &multi->panels[x->panel]))
-            continue;
-        uint64_t *plain = malloc(sbf_target_bytes(multi, x));
-        assert_non_null(plain);
-        sbf_target_extract(multi, x, plain);
-        assert_memory_equal(multi->plain[t], plain, sbf_target_bytes(multi, x));
-        free(plain);
-    }
+    check_copies(multi);
     sbf_index_destroy(multi);
     for (int t = 0; t < T; ++t)
         free(g[t]);
