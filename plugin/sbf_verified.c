@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +85,19 @@ static int make_folder(const char *folder)
     return mkdir(p, 0700) == 0 || errno == EEXIST;
 }
 
+/* The file's data on the disk before a record vouches for it: `sbf build` writes without
+ * fsync (doc/decisions.md), and a record made while the verified pages were still only in the
+ * page cache would outlive a crash that lost them. Free when the kernel has written them back
+ * already (the usual case: an index is screened against long after its build). */
+static int durable(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    int ok = fdatasync(fd) == 0;
+    return (close(fd) == 0) && ok;
+}
+
 /* Written to a temporary name and renamed: runs verifying the same file at once (array jobs)
  * leave one whole record. Failures are silent: the next run verifies again. */
 static void verified_record(const char *path, uint64_t identity)
@@ -91,7 +105,7 @@ static void verified_record(const char *path, uint64_t identity)
     struct stat st;
     char name[4200], tmp[4300], line[256];
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || !record_name(&st, name, sizeof name) ||
-        !make_folder(verified_folder()))
+        !durable(path) || !make_folder(verified_folder()))
         return;
     record_line(&st, identity, line, sizeof line);
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", name, (long)getpid());
