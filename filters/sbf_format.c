@@ -188,7 +188,7 @@ static int build_metadata(sbf_index_t *idx, uint64_t data_offset, wbuf_t *w, uin
     uint64_t off = data_offset;
     for (int q = 0; q < idx->n_panels; ++q) {
         sbf_panel_t *pn = &idx->panels[q];
-        uint64_t bytes = sbf_panel_bytes(idx, pn);   /* pn->checksum: filled while writing (checksum_tasks) */
+        uint64_t bytes = sbf_panel_bytes(idx, pn);   /* pn->checksum: filled while writing (panel_sums_store) */
         wb_u64(w, pn->n_shards);
         wb_u32(w, pn->log2_width);
         wb_u32(w, 0);
@@ -267,42 +267,54 @@ static int image_prepare(sbf_index_t *idx, image_t *im)
     return SBF_OK;
 }
 
-/* Every panel's checksum, of the index and of its layer: one XXH64 stream each, taken by the
- * writing threads beside the copies (write_mapped), largest first: a human index's 5.7 GB panel
- * is one stream, 2.0 s on one of the H200 machine's threads while the others copied. */
+/* Every panel's XXH64, of an index and of its layer: sum[] in file order (the index's panels,
+ * then its layer's), order[] the same largest first, the order threads take them in: a human
+ * index's 5.7 GB panel is one stream (2.0 s on one of the H200 machine's threads), begun first
+ * while the other threads do the rest. The writer takes them beside its copies (write_mapped),
+ * the loader alone (verify_filters). */
 typedef struct {
-    sbf_panel_t *pn;
-    uint64_t bytes;
-} checksum_task_t;
+    const sbf_panel_t *pn;
+    uint64_t bytes, sum;
+} panel_sum_t;
 
 typedef struct {
-    checksum_task_t *task;
+    panel_sum_t *sum;
+    panel_sum_t **order;
     int n;
-} checksum_list_t;
+} panel_sums_t;
 
-static int by_bytes_down(const void *a, const void *b)
+static int larger_first(const void *a, const void *b)
 {
-    const uint64_t x = ((const checksum_task_t *)a)->bytes, y = ((const checksum_task_t *)b)->bytes;
+    const uint64_t x = (*(panel_sum_t *const *)a)->bytes, y = (*(panel_sum_t *const *)b)->bytes;
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
-/* The panels of idx and of its layer, largest first. SBF_OK or SBF_E_NOMEM. */
-static int checksum_tasks(sbf_index_t *idx, checksum_list_t *list)
+/* 0, or -1 when out of memory (the caller says so). */
+static int panel_sums_init(const sbf_index_t *idx, panel_sums_t *s)
 {
     int n = 0;
-    for (sbf_index_t *x = idx; x; x = x->layer)
+    for (const sbf_index_t *x = idx; x; x = x->layer)
         n += x->n_panels;
-    list->n = 0;
-    if (!(list->task = malloc((size_t)(n ? n : 1) * sizeof *list->task)))
-        return sbf_error(SBF_E_NOMEM, "out of memory");
-    for (sbf_index_t *x = idx; x; x = x->layer)
-        for (int q = 0; q < x->n_panels; ++q)
-            list->task[list->n++] = (checksum_task_t){&x->panels[q], sbf_panel_bytes(x, &x->panels[q])};
-    qsort(list->task, (size_t)list->n, sizeof *list->task, by_bytes_down);
-    return SBF_OK;
+    s->n = 0;
+    s->sum = calloc((size_t)(n ? n : 1), sizeof *s->sum);
+    s->order = calloc((size_t)(n ? n : 1), sizeof *s->order);
+    if (!s->sum || !s->order)
+        return -1;
+    for (const sbf_index_t *x = idx; x; x = x->layer)
+        for (int q = 0; q < x->n_panels; ++q) {
+            s->sum[s->n] = (panel_sum_t){&x->panels[q], sbf_panel_bytes(x, &x->panels[q]), 0};
+            s->order[s->n] = &s->sum[s->n];
+            ++s->n;
+        }
+    qsort(s->order, (size_t)s->n, sizeof *s->order, larger_first);
+    return 0;
 }
 
-static void checksum_task_run(const checksum_task_t *t) { t->pn->checksum = sbf_xxh64(t->pn->bits, t->bytes, 0); }
+static void panel_sums_free(panel_sums_t *s)
+{
+    free(s->sum);
+    free(s->order);
+}
 
 /* The index's and its layer's images (header and metadata), the layer's placed after the
  * index's; the panels' checksums as they are now (the metadata's size does not depend on them,
@@ -339,20 +351,22 @@ typedef struct {
     uint64_t n;
 } copy_piece_t;
 
+/* The panels' sums, then the copy pieces (none when only summing), taken one at a time. */
 typedef struct {
-    const checksum_list_t *sums;   /* taken first: tasks 0 .. sums->n - 1 */
+    const panel_sums_t *sums;
     copy_piece_t *piece;
     size_t n, next;   /* pieces; next: the next task, taken atomically */
-} copy_job_t;
+} sum_copy_job_t;
 
-static void *copy_worker(void *arg)
+static void *sum_copy_worker(void *arg)
 {
-    copy_job_t *job = arg;
+    sum_copy_job_t *job = arg;
     const size_t n_sums = (size_t)job->sums->n;
     for (;;) {
         size_t i = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED);
         if (i < n_sums) {
-            checksum_task_run(&job->sums->task[i]);
+            panel_sum_t *t = job->sums->order[i];
+            t->sum = sbf_xxh64(t->pn->bits, t->bytes, 0);
             continue;
         }
         if ((i -= n_sums) >= job->n)
@@ -372,7 +386,7 @@ static void *copy_worker(void *arg)
 
 /* Pieces of at most COPY_PIECE bytes of one image's filters placed at map + base (the header
  * and metadata are copied once the checksums are known); SBF_OK or SBF_E_NOMEM. */
-static int image_pieces(const sbf_index_t *idx, const image_t *im, uint8_t *map, uint64_t base, copy_job_t *job,
+static int image_pieces(const sbf_index_t *idx, const image_t *im, uint8_t *map, uint64_t base, sum_copy_job_t *job,
                         size_t *cap)
 {
     uint64_t at = base + sizeof im->header + im->meta.len;
@@ -396,6 +410,22 @@ static int image_pieces(const sbf_index_t *idx, const image_t *im, uint8_t *map,
     return SBF_OK;
 }
 
+/* job on up to `threads` threads, no more than it has tasks. */
+static void sum_copy_run(sum_copy_job_t *job, int threads)
+{
+    const size_t tasks = job->n + (size_t)job->sums->n;
+    sbf_run_threads((size_t)threads < tasks ? threads : (int)tasks, sum_copy_worker, job);
+}
+
+/* The sums taken, into the panels of idx and of its layer (the same file order). */
+static void panel_sums_store(sbf_index_t *idx, const panel_sums_t *s)
+{
+    int i = 0;
+    for (sbf_index_t *x = idx; x; x = x->layer)
+        for (int q = 0; q < x->n_panels; ++q)
+            x->panels[q].checksum = s->sum[i++].sum;
+}
+
 /* The images through a mapping: SBF_OK, an error, or 1 when the file system offers no
  * reservation or no shared mapping (the caller then writes). */
 static int write_mapped(int fd, sbf_index_t *idx, image_t *im, image_t *layer, uint64_t total, int threads,
@@ -417,17 +447,17 @@ static int write_mapped(int fd, sbf_index_t *idx, image_t *im, image_t *layer, u
      * file was read again from disk. Advice: a kernel without it writes the same bytes. */
     (void)madvise(map, total, MADV_HUGEPAGE);
 #endif
-    checksum_list_t sums = {NULL, 0};
-    copy_job_t job = {&sums, NULL, 0, 0};
+    panel_sums_t sums;
+    sum_copy_job_t job = {&sums, NULL, 0, 0};
     size_t cap = 0;
-    int rc = checksum_tasks(idx, &sums);
+    int rc = panel_sums_init(idx, &sums) == 0 ? SBF_OK : sbf_error(SBF_E_NOMEM, "out of memory");
     if (rc == SBF_OK)
         rc = image_pieces(idx, im, map, 0, &job, &cap);
     if (rc == SBF_OK && idx->layer)
         rc = image_pieces(idx->layer, layer, map, im->bytes, &job, &cap);
     if (rc == SBF_OK) {
-        const size_t tasks = job.n + (size_t)sums.n;
-        sbf_run_threads((size_t)threads < tasks ? threads : (int)tasks, copy_worker, &job);
+        sum_copy_run(&job, threads);
+        panel_sums_store(idx, &sums);
         /* the checksums known: the images again (the same sizes), their headers last */
         const uint64_t bytes = im->bytes;
         images_free(im, layer);
@@ -441,7 +471,7 @@ static int write_mapped(int fd, sbf_index_t *idx, image_t *im, image_t *layer, u
             memcpy(at + sizeof x->header, x->meta.buf, x->meta.len);
         }
     }
-    free(sums.task);
+    panel_sums_free(&sums);
     free(job.piece);
     if (munmap(map, total) != 0 && rc == SBF_OK)
         rc = sbf_error_errno(SBF_E_IO, errno, "%s: write failed", path);
@@ -492,12 +522,14 @@ int sbf_index_write(sbf_index_t *idx, const char *path)
     if (rc == SBF_OK)
         rc = write_mapped(fd, idx, &im, &layer, im.bytes + layer.bytes, threads, path);
     if (rc == 1) {   /* no mapping here: the checksums first, then write() */
-        checksum_list_t sums;
-        rc = checksum_tasks(idx, &sums);
-        copy_job_t job = {&sums, NULL, 0, 0};   /* the checksums alone */
-        if (rc == SBF_OK)
-            sbf_run_threads(threads < sums.n ? threads : sums.n, copy_worker, &job);
-        free(sums.task);
+        panel_sums_t sums;
+        sum_copy_job_t job = {&sums, NULL, 0, 0};   /* the checksums alone */
+        rc = panel_sums_init(idx, &sums) == 0 ? SBF_OK : sbf_error(SBF_E_NOMEM, "out of memory");
+        if (rc == SBF_OK) {
+            sum_copy_run(&job, threads);
+            panel_sums_store(idx, &sums);
+        }
+        panel_sums_free(&sums);
         images_free(&im, &layer);
         if (rc == SBF_OK)
             rc = images_prepare(idx, &im, &layer);
@@ -774,82 +806,41 @@ fail:
     return rc;
 }
 
-/* The filters' checksums of an index and of its layer: every panel's XXH64 on its own thread
- * (up to the cores online), largest first, then compared in file order, so the error is the
- * one a panel-by-panel check gives. One stream after another, a first run against a 9.19 GB
- * human index spent 3.9 s here on the VM, most of it in the panels beside the largest. */
-typedef struct {
-    const sbf_panel_t *pn;
-    const char *what;   /* "" or " (long-read layer)" */
-    uint64_t bytes, got;
-} verify_task_t;
-
-typedef struct {
-    verify_task_t **order;   /* the tasks, largest first */
-    int n, next;             /* next: taken atomically */
-} verify_job_t;
-
-static void *verify_worker(void *arg)
-{
-    verify_job_t *job = arg;
-    for (;;) {
-        const int i = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED);
-        if (i >= job->n)
-            return NULL;
-        verify_task_t *t = job->order[i];
-        t->got = sbf_xxh64(t->pn->bits, t->bytes, 0);
-    }
-}
-
-static int larger_first(const void *a, const void *b)
-{
-    const uint64_t x = (*(verify_task_t *const *)a)->bytes, y = (*(verify_task_t *const *)b)->bytes;
-    return x < y ? 1 : x > y ? -1 : 0;
-}
-
+/* The filters' checksums of an index and of its layer, all taken at once (panel_sums_t, up to
+ * the cores online), then compared in file order, so the error is the one a panel-by-panel
+ * check gives. One stream after another, a first run against a 9.19 GB human index spent 3.9 s
+ * here on the VM, most of it in the panels beside the largest. */
 static int verify_filters(const sbf_index_t *idx, const char *path)
 {
-    int n = 0;
-    for (const sbf_index_t *x = idx; x; x = x->layer)
-        n += x->n_panels;
-    verify_task_t *task = calloc((size_t)(n ? n : 1), sizeof *task);
-    verify_job_t job = {calloc((size_t)(n ? n : 1), sizeof *job.order), 0, 0};
-    int rc = SBF_OK;
-    if (!task || !job.order) {
-        rc = sbf_error(SBF_E_NOMEM, "out of memory loading %s", path);
-        goto done;
+    panel_sums_t sums;
+    if (panel_sums_init(idx, &sums) != 0) {
+        panel_sums_free(&sums);
+        return sbf_error(SBF_E_NOMEM, "out of memory loading %s", path);
     }
-    for (const sbf_index_t *x = idx; x; x = x->layer)
-        for (int q = 0; q < x->n_panels; ++q) {
-            task[job.n] = (verify_task_t){&x->panels[q], x == idx ? "" : " (long-read layer)",
-                                          sbf_panel_bytes(x, &x->panels[q]), 0};
-            job.order[job.n] = &task[job.n];
-            ++job.n;
-        }
-    qsort(job.order, (size_t)job.n, sizeof *job.order, larger_first);
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    sbf_run_threads(cores < 1 ? 1 : cores < job.n ? (int)cores : job.n, verify_worker, &job);
+    int rc = SBF_OK;
+    sum_copy_job_t job = {&sums, NULL, 0, 0};
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    sum_copy_run(&job, cores < 1 ? 1 : cores > INT_MAX ? INT_MAX : (int)cores);
     const sbf_index_t *x = idx;
-    for (int i = 0, q = 0; i < job.n; ++i, ++q) {
+    for (int i = 0, q = 0; i < sums.n; ++i, ++q) {
         if (q == x->n_panels) {   /* the index's panels done: the layer's */
             x = x->layer;
             q = 0;
         }
-        const verify_task_t *t = &task[i];
-        if (!CHECKSUM_DIFFERS(t->pn->checksum, t->got))
+        const sbf_panel_t *pn = sums.sum[i].pn;
+        if (!CHECKSUM_DIFFERS(pn->checksum, sums.sum[i].sum))
             continue;
-        const sbf_target_t *first = &x->targets[t->pn->members[0]];
-        if (t->pn->n_members == 1)
-            rc = sbf_error(SBF_E_FORMAT, "%s%s: corrupt filter of target '%s' (checksum mismatch)", path, t->what,
+        const char *what = x == idx ? "" : " (long-read layer)";
+        const sbf_target_t *first = &x->targets[pn->members[0]];
+        if (pn->n_members == 1)
+            rc = sbf_error(SBF_E_FORMAT, "%s%s: corrupt filter of target '%s' (checksum mismatch)", path, what,
                            first->name);
         else
             rc = sbf_error(SBF_E_FORMAT, "%s%s: corrupt filter of the panel of target '%s' and %d more (checksum "
-                           "mismatch)", path, t->what, first->name, t->pn->n_members - 1);
+                           "mismatch)", path, what, first->name, pn->n_members - 1);
         break;
     }
-done:
-    free(task);
-    free(job.order);
+    panel_sums_free(&sums);
     return rc;
 }
 
