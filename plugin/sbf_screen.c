@@ -189,6 +189,20 @@ static void note_switches(screen_t *s)
         ksprintf(&s->switches, "%s%s", s->switches.l ? "," : "", "SBF_SIMD");
 }
 
+/* The reads the CPU engine answered for the GPU copies of the run's indexes since their uploads
+ * began (an upload begun for an earlier sample counts its reads too). */
+static uint64_t upload_cpu_reads(const screen_t *s)
+{
+    uint64_t total = 0;
+    for (int x = 0; x < s->n_idx && sbf_engine_slots(s->idx[x]) > 0; ++x) {
+        double seconds;
+        uint64_t cpu_reads;
+        (void)sbf_engine_upload_state(s->idx[x], &seconds, &cpu_reads);
+        total += cpu_reads;
+    }
+    return total;
+}
+
 /* While the reader fills the first batches: the scoring rule, the indexes on the GPUs, the
  * engine's workers, and the writer thread. -1 after screen_fail(): the reader is to be joined. */
 static int start_engine(run_t *r)
@@ -213,13 +227,7 @@ static int start_engine(run_t *r)
                 sbf_engine_drop_gpus(s->idx[y]);
             break;
         }
-    /* an earlier sample's upload (--samples) counted reads of its own */
-    for (int x = 0; x < s->n_idx && sbf_engine_slots(s->idx[x]) > 0; ++x) {
-        double seconds;
-        uint64_t cpu_reads;
-        (void)sbf_engine_upload_state(s->idx[x], &seconds, &cpu_reads);
-        s->reads_on_cpu0 += cpu_reads;
-    }
+    s->reads_on_cpu0 = upload_cpu_reads(s);   /* an earlier sample's (--samples) counted reads of its own */
     screen_describe_engine(s, r->engine, sizeof r->engine);
     const int slots = sbf_engine_slots(s->idx[0]);
     /* the CPU engine's threads: all of -@ for its one worker; on GPUs (while the indexes
@@ -272,19 +280,17 @@ static void run_batches(screen_t *s)
 static void upload_outcome(run_t *r)
 {
     screen_t *s = &r->s;
-    uint64_t total = 0;
     for (int x = 0; x < s->n_idx && sbf_engine_slots(s->idx[x]) > 0; ++x) {
         double seconds;
         uint64_t cpu_reads;
         int state = sbf_engine_upload_state(s->idx[x], &seconds, &cpu_reads);
         s->t_upload = seconds > s->t_upload ? seconds : s->t_upload;
-        total += cpu_reads;
         if (state < 0 && s->upload_state >= 0)
             fprintf(stderr, "sbf %s: notice: %s: the CPU engine answered every read\n", s->o->cmd, sbf_last_error());
         if (state < 0 || (state == 1 && s->upload_state == 0))
             s->upload_state = state;
     }
-    s->reads_on_cpu = total - s->reads_on_cpu0;
+    s->reads_on_cpu = upload_cpu_reads(s) - s->reads_on_cpu0;
     if (s->upload_state < 0)
         screen_describe_engine(s, r->engine, sizeof r->engine);
 }
