@@ -161,19 +161,27 @@ static int copies_make(gpu_copies_t *c, sbf_index_t *idx, const int *stop)
     return SBF_OK;
 }
 
+/* copies_make() timed: c->seconds, and c ready when it succeeded. */
+static int copies_upload(gpu_copies_t *c, sbf_index_t *idx, const int *stop)
+{
+    const double t0 = sbf_now();
+    int rc = copies_make(c, idx, stop);
+    c->seconds = sbf_now() - t0;
+    if (rc == SBF_OK)
+        __atomic_store_n(&c->ready, 1, __ATOMIC_RELEASE);
+    return rc;
+}
+
 int sbf_engine_use_gpus(sbf_index_t *idx, int n, const int *devices)
 {
     gpu_copies_t *c;
     int rc = copies_new(n, devices, &c);
     if (rc != SBF_OK)
         return rc;
-    const double t0 = sbf_now();
-    if ((rc = copies_make(c, idx, NULL)) != SBF_OK) {   /* idx keeps the copies it had */
+    if ((rc = copies_upload(c, idx, NULL)) != SBF_OK) {   /* idx keeps the copies it had */
         gpu_copies_free(c);
         return rc;
     }
-    c->seconds = sbf_now() - t0;
-    c->ready = 1;
     copies_install(idx, c);
     return SBF_OK;
 }
@@ -181,14 +189,10 @@ int sbf_engine_use_gpus(sbf_index_t *idx, int n, const int *devices)
 static void *upload_main(void *arg)
 {
     gpu_copies_t *c = arg;
-    const double t0 = sbf_now();
-    int rc = copies_make(c, c->idx, &c->stop);
-    c->seconds = sbf_now() - t0;
+    int rc = copies_upload(c, c->idx, &c->stop);
     if (rc != SBF_OK) {
         snprintf(c->error, sizeof c->error, "%s", sbf_error_message());
         __atomic_store_n(&c->status, rc, __ATOMIC_RELEASE);   /* after its words */
-    } else {
-        __atomic_store_n(&c->ready, 1, __ATOMIC_RELEASE);
     }
     return NULL;
 }
