@@ -16,7 +16,7 @@ threads=${THREADS:-8}
 n_random=${READS:-1000000}
 work=${1:-$(mktemp -d)}
 mkdir -p "$work"
-doc=/usr/share/doc
+doc=${DOC:-/usr/share/doc}   # DOC: where the packages' files lie (a copy of the same tree, on the GPU machine)
 genomes=(
   ecoli_MG1655=$doc/ragout/examples/E.Coli/references/MG1655-K12.fasta.gz
   ecoli_DH1=$doc/ragout/examples/E.Coli/references/DH1.fasta.gz

@@ -143,13 +143,13 @@ void screen_usage_common(FILE *fp)
             DEFAULT_GPU_BATCH_BASES >> 20);
 }
 
+/* The @PG line's CL: the command as typed. argv[0] is already "sbf classify" (sbf_main.c names
+ * the subcommand there for getopt's messages), so nothing is put before it. */
 char *screen_cmdline(int argc, char **argv)
 {
     kstring_t s = {0, 0, NULL};
-    if (kputs("sbf", &s) < 0)
-        return NULL;
     for (int i = 0; i < argc; ++i)
-        if (kputc(' ', &s) < 0 || kputs(argv[i], &s) < 0) {
+        if ((i > 0 && kputc(' ', &s) < 0) || kputs(argv[i], &s) < 0) {
             free(s.s);
             return NULL;
         }

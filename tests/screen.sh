@@ -90,6 +90,8 @@ strip_tags() { samtools view "$1" | sed -E 's/\t(sb:Z|ss:f):[^\t]*//g'; }
 check "every record and field kept, in order, apart from the tags" \
   test "$(samtools view -c in2.bam)" -eq $((2 * total_pairs + 1)) -a "$(strip_tags out.bam | md5sum)" = "$(samtools view in2.bam | md5sum)"
 check "header kept, @PG added" test "$(samtools view -H out.bam | grep -c '^@PG.*ID:sbf')" -eq 1
+check "@PG's CL is the command as typed" \
+  test "$(samtools view -H out.bam | grep '^@PG.*ID:sbf' | grep -o 'CL:.*')" = "CL:sbf classify -x idx.sbf --json b.json -o out.bam in2.bam"
 check "the secondary record is passed through untagged" \
   test "$(samtools view -f 256 out.bam | grep -c 'sb:Z')" -eq 0 -a "$(samtools view -c -f 256 out.bam)" -eq 1
 check "secondary not counted: $total_pairs fragments" grep -q "\"in\": {\"fragments\": $total_pairs, \"reads\": $((2 * total_pairs))" b.json
