@@ -29,9 +29,7 @@ int sbf_mask_build(const sbf_params_t *p, const sbf_seqbuf_t *const *seq, int n,
     return SBF_OK;
 }
 
-/* k-mer start positions per chunk a thread queries; a multiple of 64 so that chunks never share
- * a word of the bitmap */
-#define MASK_CHUNK (1u << 20)
+#define MASK_CHUNK SBF_MASK_CHUNK
 
 typedef struct {
     const sbf_index_t *mask;   /* or NULL */
@@ -67,42 +65,85 @@ static uint64_t put_record(uint8_t *out, uint64_t bytes, const uint8_t *codes, u
     return run + k;
 }
 
+/* Bit i: codes[from + i] is not a base (or lies at or past len), for i < 64. Most words of a
+ * genome hold no N: eight bytes at a time tell so (a base's code is 0..3). */
+static uint64_t nonbase_word(const uint8_t *codes, uint64_t from, uint64_t len)
+{
+    if (from + 64 <= len) {
+        uint64_t any = 0;
+        for (int j = 0; j < 64; j += 8) {
+            uint64_t x;
+            memcpy(&x, codes + from + j, 8);
+            any |= x;
+        }
+        if (!(any & 0xFCFCFCFCFCFCFCFCull))
+            return 0;
+    }
+    uint64_t w = 0;
+    for (uint64_t j = 0; j < 64; ++j)
+        if (from + j >= len || codes[from + j] > 3)
+            w |= 1ull << j;
+    return w;
+}
+
 /* The records of chunk c: each maximal stretch of kept k-mers (valid, not held) within the
  * chunk, its bases and a separator (code 4) after it; written at out when out is not NULL.
  * Stretches end at the chunk's edges: the records differ with the chunking (fixed, not the
- * thread count) but their k-mers, all that building reads, do not. Returns the bytes. */
+ * thread count) but their k-mers, all that building reads, do not. Returns the bytes.
+ * 64 positions a step (chunks start on a word of the bitmap): a k-mer at q is valid when no bit
+ * of the non-base words covers q .. q + k - 1, so a word's 64 k-mers need that word and the
+ * next; a word of only kept k-mers lengthens the stretch at once. */
 static uint64_t chunk_records(mask_job_t *job, uint64_t c, uint8_t *out)
 {
     const uint64_t k = job->k;
     const uint8_t *codes = job->codes;
     uint64_t start, n;
     chunk_range(job, c, &start, &n);
-    /* the last non-base in the window of the k-mer at q is below q when that k-mer is valid */
-    int64_t bad = (int64_t)start - 1;
-    for (uint64_t p = start; p + 1 < start + k; ++p)
-        if (codes[p] > 3)
-            bad = (int64_t)p;
     uint64_t bytes = 0, first = 0, run = 0, kept = 0, dropped = 0;
-    for (uint64_t q = start; q < start + n; ++q) {
-        if (codes[q + k - 1] > 3)
-            bad = (int64_t)(q + k - 1);
-        const int valid = bad < (int64_t)q, held = (int)(job->held[q >> 6] >> (q & 63) & 1);
-        dropped += valid && held;
-        if (valid && !held) {
+    uint64_t nb_next = nonbase_word(codes, start, job->len);
+    const unsigned __int128 kmask = ((unsigned __int128)1 << k) - 1;   /* k <= SBF_MAX_K = 32 */
+    for (uint64_t w0 = start; w0 < start + n; w0 += 64) {
+        const uint64_t nb = nb_next;
+        nb_next = nonbase_word(codes, w0 + 64, job->len);
+        const unsigned m = start + n - w0 < 64 ? (unsigned)(start + n - w0) : 64;
+        const uint64_t live = m == 64 ? ~0ull : (1ull << m) - 1;
+        uint64_t valid = live;
+        if (nb | nb_next) {
+            const unsigned __int128 both = (unsigned __int128)nb_next << 64 | nb;
+            valid = 0;
+            for (unsigned i = 0; i < m; ++i)
+                valid |= (uint64_t)!((both >> i) & kmask) << i;
+        }
+        const uint64_t held = job->held[w0 >> 6];
+        const uint64_t keep = valid & ~held & live;
+        dropped += (uint64_t)__builtin_popcountll(valid & held & live);
+        kept += (uint64_t)__builtin_popcountll(keep);
+        if (keep == live) {   /* the usual word: the stretch goes on */
             if (run++ == 0)
-                first = q;
+                first = w0;
+            run += m - 1;
             continue;
         }
-        if (run) {
-            bytes += put_record(out, bytes, codes, first, run, k);
-            kept += run;
-            run = 0;
+        for (unsigned i = 0; i < m;) {
+            const uint64_t rest = keep >> i;   /* i < 64 */
+            if (rest & 1) {   /* kept k-mers from i on */
+                const unsigned ones = ~rest ? (unsigned)__builtin_ctzll(~rest) : 64 - i;
+                const unsigned take = ones < m - i ? ones : m - i;
+                if (run == 0)
+                    first = w0 + i;
+                run += take;
+                i += take;
+            } else {   /* not kept from i on: the stretch before ends */
+                if (run) {
+                    bytes += put_record(out, bytes, codes, first, run, k);
+                    run = 0;
+                }
+                i = rest ? i + (unsigned)__builtin_ctzll(rest) : m;
+            }
         }
     }
-    if (run) {
+    if (run)
         bytes += put_record(out, bytes, codes, first, run, k);
-        kept += run;
-    }
     job->kept[c] = kept;
     job->dropped[c] = dropped;
     return bytes;
@@ -126,23 +167,46 @@ unsigned sbf_kmer_dust(const uint8_t *codes, unsigned k)
     return score;
 }
 
-/* Mark in held the n k-mers from codes[start] whose DUST score reaches min: the score of each
- * window follows from the last by one trinucleotide out and one in. */
+/* Mark in held the n k-mers from codes[start] (a multiple of 64: chunks share no word) whose
+ * DUST score reaches min: the score of each window follows from the last by one trinucleotide
+ * out and one in. The trinucleotides entering are rolled from the bases (one shift a base) and
+ * kept in a ring for the step they leave; each word of held is written once. */
 static void dust_mark(const uint8_t *codes, uint64_t start, uint64_t n, unsigned k, unsigned min, uint64_t *held)
 {
-    uint8_t count[65] = {0};
-    unsigned score = 0;
-    for (uint64_t j = start; j + 3 <= start + k; ++j) {
-        unsigned t = trinucleotide(codes + j);
-        if (t < 64)
-            score += count[t]++;
+    if (k < 3)   /* no trinucleotide: every score is 0, below any min (>= 1) */
+        return;
+    uint8_t count[65] = {0}, ring[64];   /* ring[j & 63]: the trinucleotide at start + j; k - 2 < 64 */
+    unsigned score = 0, tri = 0, nonbase = 3;   /* the bases since the last non-base, up to 3 */
+    /* the trinucleotide starting at position j is known once codes[j + 2] is read */
+    uint64_t j = start;
+    for (; j < start + k; ++j) {   /* the first window: trinucleotides start .. start + k - 3 */
+        const unsigned c = codes[j];
+        tri = (tri << 2 | (c & 3)) & 63;
+        nonbase = c > 3 ? 3 : nonbase ? nonbase - 1 : 0;
+        if (j >= start + 2) {
+            const unsigned t = nonbase ? 64 : tri;
+            ring[(j - 2 - start) & 63] = (uint8_t)t;
+            if (t < 64)
+                score += count[t]++;
+        }
     }
-    for (uint64_t i = 0; i < n; ++i) {
-        if (score >= min)
-            held[(start + i) >> 6] |= 1ULL << ((start + i) & 63);   /* chunks share no word */
+    uint64_t word = 0;
+    for (uint64_t i = 0;; ++i) {
+        const uint64_t q = start + i;
+        word |= (uint64_t)(score >= min) << (q & 63);
+        if (i + 1 == n || (q & 63) == 63) {
+            held[q >> 6] |= word;
+            word = 0;
+        }
         if (i + 1 == n)
             break;
-        unsigned out = trinucleotide(codes + start + i), in = trinucleotide(codes + start + i + k - 2);
+        /* the window moves to q + 1: the trinucleotide at q leaves, the one at q + k - 2 comes */
+        const unsigned out = ring[(q - start) & 63];
+        const unsigned c = codes[q + k];
+        tri = (tri << 2 | (c & 3)) & 63;
+        nonbase = c > 3 ? 3 : nonbase ? nonbase - 1 : 0;
+        const unsigned in = nonbase ? 64 : tri;
+        ring[(q + k - 2 - start) & 63] = (uint8_t)in;
         if (out < 64)
             score -= --count[out];
         if (in < 64)

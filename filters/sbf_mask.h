@@ -30,6 +30,10 @@ int sbf_mask_build(const sbf_params_t *p, const sbf_seqbuf_t *const *seq, int n,
  * ("AAAAAAAGAAAAAAAGAAAAA") 50 or more. */
 unsigned sbf_kmer_dust(const uint8_t *codes, unsigned k);
 
+/* k-mer start positions per chunk a thread masks; a multiple of 64 so that chunks never share a
+ * word of the bitmap. The records of sbf_mask_apply end at chunk edges. */
+#define SBF_MASK_CHUNK (1u << 20)
+
 /* *out (initialised, empty) receives the records of `in` whose k-mers the mask filter `mask`
  * (NULL: none) does not hold and, when dust_min > 0, whose sbf_kmer_dust() is below dust_min:
  * every valid k-mer of `in` is either in *out once or counted in *left_out. k is the mask's

@@ -11,6 +11,7 @@
 #include "../filters/sbf_build.h"
 #include "../filters/sbf_index.h"
 #include "../filters/sbf_kmer.h"
+#include "../filters/sbf_mask.h"
 #include "../filters/sbf_scan.h"
 
 static const sbf_opt_t *param_sets(size_t *n)
@@ -695,6 +696,97 @@ static void pack_nt16(const char *s, size_t len, uint8_t *out, unsigned pad)
  * 0-300 bases and a few of 9-20 kbp (several scan windows), from the reference, reverse
  * complemented or random, with N, IUPAC codes and lower case; 1 and 3 threads; 2 targets;
  * small filters, so that false positives must agree too. The code tables agree first. */
+/* sbf_mask_apply's records (without a mask: DUST alone) against the plain definition, position
+ * by position: each chunk of SBF_MASK_CHUNK k-mer starts, each maximal stretch of valid k-mers
+ * whose sbf_kmer_dust() is below min, its bases and a separator. The sequence spans three chunks
+ * and holds N at a chunk's edge, at words' edges, runs of them, and low-complexity stretches;
+ * the same bytes on 1 and 3 threads. */
+static void naive_records(const uint8_t *codes, uint64_t len, unsigned k, unsigned min, uint8_t **out, uint64_t *bytes,
+                          uint64_t *kept, uint64_t *dropped)
+{
+    const uint64_t positions = len - k + 1;
+    *out = malloc(len * 2 + 16);
+    assert_non_null(*out);
+    *bytes = *kept = *dropped = 0;
+    for (uint64_t c0 = 0; c0 < positions; c0 += SBF_MASK_CHUNK) {
+        const uint64_t end = c0 + SBF_MASK_CHUNK < positions ? c0 + SBF_MASK_CHUNK : positions;
+        uint64_t run = 0, first = 0;
+        for (uint64_t q = c0; q <= end; ++q) {
+            int keep = 0;
+            if (q < end) {
+                int valid = 1;
+                for (unsigned j = 0; j < k; ++j)
+                    valid &= codes[q + j] < 4;
+                const int held = sbf_kmer_dust(codes + q, k) >= min;
+                *dropped += valid && held;
+                keep = valid && !held;
+            }
+            if (keep) {
+                if (run++ == 0)
+                    first = q;
+                continue;
+            }
+            if (run) {
+                memcpy(*out + *bytes, codes + first, run + k - 1);
+                (*out)[*bytes + run + k - 1] = 4;
+                *bytes += run + k;
+                *kept += run;
+                run = 0;
+            }
+        }
+    }
+}
+
+static void test_mask_records(void **state)
+{
+    (void)state;
+    const uint64_t len = 3 * (uint64_t)SBF_MASK_CHUNK - 1000;
+    uint8_t *codes = malloc(len);
+    assert_non_null(codes);
+    uint64_t x = 88172645463325252ull;
+    for (uint64_t i = 0; i < len; ++i) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        codes[i] = (uint8_t)(x & 3);
+    }
+    /* low complexity: poly-A, a dinucleotide repeat, an A-rich stretch with changes */
+    for (uint64_t i = 5000; i < 5400; ++i)
+        codes[i] = 0;
+    for (uint64_t i = 700000; i < 700300; ++i)
+        codes[i] = (uint8_t)(i & 1 ? 2 : 1);
+    for (uint64_t i = SBF_MASK_CHUNK - 40; i < SBF_MASK_CHUNK + 60; ++i)
+        codes[i] = i % 9 ? 0 : 3;
+    /* N: single, at word and chunk edges, a run, near the end */
+    const uint64_t n_at[] = {0, 63, 64, 127, 1000, 1001, SBF_MASK_CHUNK - 1, SBF_MASK_CHUNK, 2 * SBF_MASK_CHUNK + 5,
+                             len - 3, len - 40};
+    for (size_t i = 0; i < sizeof n_at / sizeof n_at[0]; ++i)
+        codes[n_at[i]] = 4;
+    for (uint64_t i = 1500000; i < 1500200; ++i)
+        codes[i] = 4;
+    const unsigned ks[] = {31, 21, 32, 5}, mins[] = {50, 14, 1, 3};
+    for (size_t t = 0; t < sizeof ks / sizeof ks[0]; ++t) {
+        uint8_t *want;
+        uint64_t bytes, kept, dropped;
+        naive_records(codes, len, ks[t], mins[t], &want, &bytes, &kept, &dropped);
+        assert_true(dropped > 0 && kept > 0);
+        sbf_seqbuf_t in = {0}, got[2];
+        in.codes = codes;
+        in.len = len;
+        for (int th = 0; th < 2; ++th) {
+            uint64_t left_out = 0;
+            sbf_seqbuf_init(&got[th]);
+            assert_int_equal(sbf_mask_apply(NULL, (int)ks[t], mins[t], &in, th ? 3 : 1, &got[th], &left_out), SBF_OK);
+            assert_int_equal(left_out, dropped);
+            assert_int_equal(got[th].kmers, kept);
+            assert_int_equal(got[th].len, bytes - 1);   /* no separator after the last record */
+            assert_memory_equal(got[th].codes, want, bytes - 1);
+        }
+        sbf_seqbuf_free(&got[0]);
+        sbf_seqbuf_free(&got[1]);
+        free(want);
+    }
+    free(codes);
+}
+
 static void test_nt16_like_ascii(void **state)
 {
     (void)state;
@@ -799,6 +891,7 @@ int main(void)
         cmocka_unit_test(test_multi_target),
         cmocka_unit_test(test_panel_like_plain),
         cmocka_unit_test(test_nt16_like_ascii),
+        cmocka_unit_test(test_mask_records),
     };
     return cmocka_run_group_tests_name("filter", tests, NULL, NULL);
 }
