@@ -81,7 +81,8 @@ extern "C" int sbf_gpu_build_target(int device, const sbf_index_t *idx, sbf_targ
     CUDA_TRY(cudaMalloc(&d_codes, len + 8));
     CUDA_TRY(cudaMemset(d_codes, 4, len + 8));
     CUDA_TRY(cudaMalloc(&d_bits, bytes));
-    CUDA_TRY(cudaMemcpy(d_codes, codes, len, cudaMemcpyHostToDevice));
+    if ((rc = gpu_copy_to_device(device, d_codes, codes, len, "copying the sequence to the device")) != SBF_OK)
+        goto fail;
     CUDA_TRY(cudaMemset(d_bits, 0, bytes));   /* a new filter: t->bits is all zero */
     b.codes = d_codes;
     b.bits = d_bits;
@@ -92,7 +93,7 @@ extern "C" int sbf_gpu_build_target(int device, const sbf_index_t *idx, sbf_targ
         CUDA_TRY(cudaGetLastError());
         CUDA_TRY(cudaDeviceSynchronize());
     }
-    CUDA_TRY(cudaMemcpy(t->bits, d_bits, bytes, cudaMemcpyDeviceToHost));
+    rc = gpu_copy_to_host(device, t->bits, d_bits, bytes, "copying the filter from the device");
 fail:
     cudaFree(d_codes);
     cudaFree(d_bits);

@@ -6,7 +6,8 @@
  *                      pinned host memory
  *   sbf_gpu_plan.cu    the kernel instances, and the choice among them (once per index upload,
  *                      once per build)
- *   sbf_gpu_upload.cu  an index's arrays from the file's mapping to a device, staged by threads
+ *   sbf_gpu_upload.cu  an index's arrays from the file's mapping to a device, staged by threads;
+ *                      a build's sequence there and its filter back
  *   kernels/           device code, one kernel family per file */
 #ifndef SBF_GPU_INT_H
 #define SBF_GPU_INT_H
@@ -184,5 +185,10 @@ void gpu_blocking_set_free(blocking_set *set);
  * pinned buffers filled by several threads when large (sbf_gpu_upload.cu). SBF_OK or an error;
  * SBF_E_IO ("stopped") when *stop (stop may be NULL) became non-zero before the end. */
 int gpu_upload(int device, void *dst, const void *src, size_t bytes, const int *stop);
+/* The same staged copy for a build: a sequence onto the device, a filter back into pageable
+ * memory (faulted in by the copying threads). `what` names the copy in an error ("copying the
+ * filter from the device"). */
+int gpu_copy_to_device(int device, void *dst, const void *src, size_t bytes, const char *what);
+int gpu_copy_to_host(int device, void *dst, const void *src, size_t bytes, const char *what);
 
 #endif

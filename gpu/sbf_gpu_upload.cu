@@ -1,12 +1,17 @@
-/* sbf_gpu_upload.cu -- an index's arrays onto a device at the bus's speed.
+/* sbf_gpu_upload.cu -- large arrays between pageable host memory and a device at the bus's speed:
+ * an index's arrays onto the device (each run), a build's sequence onto it and its filter back.
  *
- * The arrays lie in the index file's mapping: pageable memory, which cudaMemcpy copies through
+ * The index's arrays lie in the file's mapping: pageable memory, which cudaMemcpy copies through
  * one staging buffer of the driver's on one thread, about 8 GB/s on the H200 machine (0.75 s of
  * a 6.1 GB human index, issue 27). Here several threads each copy chunks of the mapping into
  * pinned buffers of their own (two each: one fills while the other is on the bus) and send them
  * on a stream of their own: 11.5 GB/s on the H200 machine (0.53 s). Reading the file with pread
  * instead, with 12 threads, was slower (0.74 s; doc/gpu-notes.md). Arrays below
  * UPLOAD_STAGED_MIN go in one cudaMemcpy: the pinned buffers cost more than they save there.
+ *
+ * A build's filter comes back the other way into freshly mapped memory, whose every page is
+ * first touched by the copy: one thread in cudaMemcpy faults (and zeroes) 5.7 GB of a human
+ * filter alone, in 2 MiB pages where the kernel gives them; here the threads share the faults.
  */
 #include <pthread.h>
 #include <string.h>
@@ -19,6 +24,8 @@
 
 typedef struct {
     int device;
+    int to_device;            /* 1: src is host memory, dst the device's; 0: the other way */
+    const char *what;         /* for the error: "uploading the index" */
     char *dst;
     const char *src;
     size_t bytes, n_chunks;
@@ -73,10 +80,16 @@ static void *upload_worker(void *arg)
         }
         const size_t off = c * UPLOAD_CHUNK, n = job->bytes - off < UPLOAD_CHUNK ? job->bytes - off : UPLOAD_CHUNK;
         const int b = i & 1;
-        UPLOAD_TRY(cudaEventSynchronize(sent[b]));   /* its last chunk has left the buffer */
-        memcpy(buf[b], job->src + off, n);
-        UPLOAD_TRY(cudaMemcpyAsync(job->dst + off, buf[b], n, cudaMemcpyHostToDevice, st));
-        UPLOAD_TRY(cudaEventRecord(sent[b], st));
+        if (job->to_device) {
+            UPLOAD_TRY(cudaEventSynchronize(sent[b]));   /* its last chunk has left the buffer */
+            memcpy(buf[b], job->src + off, n);
+            UPLOAD_TRY(cudaMemcpyAsync(job->dst + off, buf[b], n, cudaMemcpyHostToDevice, st));
+            UPLOAD_TRY(cudaEventRecord(sent[b], st));
+        } else {   /* the other threads' copies keep the bus busy while this one copies out */
+            UPLOAD_TRY(cudaMemcpyAsync(buf[b], job->src + off, n, cudaMemcpyDeviceToHost, st));
+            UPLOAD_TRY(cudaStreamSynchronize(st));
+            memcpy(job->dst + off, buf[b], n);
+        }
     }
     UPLOAD_TRY(cudaStreamSynchronize(st));
 done:
@@ -95,11 +108,14 @@ done:
 }
 
 /* The staged copy of an array of UPLOAD_STAGED_MIN bytes or more. */
-static int upload_staged(int device, void *dst, const void *src, size_t bytes, const int *stop)
+static int copy_staged(int device, int to_device, const char *what, void *dst, const void *src, size_t bytes,
+                       const int *stop)
 {
     upload_job_t job;
     memset(&job, 0, sizeof job);
     job.device = device;
+    job.to_device = to_device;
+    job.what = what;
     job.dst = (char *)dst;
     job.src = (const char *)src;
     job.bytes = bytes;
@@ -118,7 +134,7 @@ static int upload_staged(int device, void *dst, const void *src, size_t bytes, c
         pthread_join(th[i], NULL);
     pthread_mutex_destroy(&job.lock);
     if (job.error != cudaSuccess)
-        return sbf_error(SBF_E_IO, "CUDA: %s failed while uploading the index: %s", job.failed_call,
+        return sbf_error(SBF_E_IO, "CUDA: %s failed while %s: %s", job.failed_call, what,
                          cudaGetErrorString(job.error));
     if (job.stopped)
         return sbf_error(SBF_E_IO, "the upload of the index was stopped");
@@ -131,8 +147,30 @@ int gpu_upload(int device, void *dst, const void *src, size_t bytes, const int *
     if (stop && __atomic_load_n(stop, __ATOMIC_RELAXED))
         return sbf_error(SBF_E_IO, "the upload of the index was stopped");
     if (bytes >= UPLOAD_STAGED_MIN)
-        return upload_staged(device, dst, src, bytes, stop);
+        return copy_staged(device, 1, "uploading the index", dst, src, bytes, stop);
     CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+    return SBF_OK;
+fail:
+    return rc;
+}
+
+int gpu_copy_to_device(int device, void *dst, const void *src, size_t bytes, const char *what)
+{
+    int rc = SBF_OK;
+    if (bytes >= UPLOAD_STAGED_MIN)
+        return copy_staged(device, 1, what, dst, src, bytes, NULL);
+    CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+    return SBF_OK;
+fail:
+    return rc;
+}
+
+int gpu_copy_to_host(int device, void *dst, const void *src, size_t bytes, const char *what)
+{
+    int rc = SBF_OK;
+    if (bytes >= UPLOAD_STAGED_MIN)
+        return copy_staged(device, 0, what, dst, src, bytes, NULL);
+    CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
     return SBF_OK;
 fail:
     return rc;
