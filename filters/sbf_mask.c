@@ -3,36 +3,134 @@
 #include <string.h>
 
 #include "sbf_error.h"
+#include "sbf_kmer.h"
 #include "sbf_mask.h"
 
-int sbf_mask_build(const sbf_params_t *p, const sbf_seqbuf_t *const *seq, int n, int threads, sbf_index_t **out)
+/* A canonical k-mer is never all ones (its reverse complement would be all zeros, and smaller). */
+#define SET_EMPTY (~0ull)
+
+struct sbf_mask {
+    int k;
+    sbf_index_t *bloom;   /* a mask of more than SBF_MASK_EXACT_MAX k-mers: a filter */
+    uint64_t *keys;       /* else the canonical k-mers, open addressing (SET_EMPTY: a free slot) */
+    uint64_t slots;       /* a power of 2, at least twice the k-mers */
+};
+
+static uint64_t set_slot(const sbf_mask_t *m, uint64_t key) { return sbf_hash_word(key) & (m->slots - 1); }
+
+static int set_holds(const sbf_mask_t *m, uint64_t key)
+{
+    for (uint64_t i = set_slot(m, key);; i = (i + 1) & (m->slots - 1)) {
+        if (m->keys[i] == key)
+            return 1;
+        if (m->keys[i] == SET_EMPTY)
+            return 0;
+    }
+}
+
+/* Every valid canonical k-mer of codes[0..len) into the set (a k-mer spans no code 4). */
+static void set_add_all(sbf_mask_t *m, const uint8_t *codes, uint64_t len)
+{
+    const unsigned k = (unsigned)m->k;
+    const uint64_t kmask = k == 32 ? ~0ull : (1ull << (2 * k)) - 1;
+    sbf_roll_t r = {0, 0};
+    unsigned have = 0;   /* bases since the last non-base */
+    for (uint64_t j = 0; j < len; ++j) {
+        const unsigned c = codes[j];
+        if (c > 3) {
+            have = 0;
+            continue;
+        }
+        sbf_roll_push(&r, c, kmask, 2 * (k - 1));
+        if (++have < k)
+            continue;
+        const uint64_t key = sbf_roll_canonical(&r);
+        uint64_t i = set_slot(m, key);
+        while (m->keys[i] != SET_EMPTY && m->keys[i] != key)
+            i = (i + 1) & (m->slots - 1);
+        m->keys[i] = key;
+    }
+}
+
+int sbf_mask_build(const sbf_params_t *p, const sbf_seqbuf_t *const *seq, int n, int threads, sbf_mask_t **out)
 {
     *out = NULL;
     uint64_t kmers = 0;
     for (int i = 0; i < n; ++i)   /* the sequences were read for another k, perhaps */
         kmers += sbf_seqbuf_kmers(seq[i], p->k, threads);
-    sbf_index_t *idx = sbf_idx_new(p);
-    if (!idx)
+    sbf_mask_t *m = calloc(1, sizeof *m);
+    if (!m)
         return sbf_error(SBF_E_NOMEM, "out of memory");
-    int rc = sbf_idx_add_target(idx, "mask", sbf_shards_for(p, kmers, SBF_MASK_BITS_PER_KMER));
+    m->k = p->k;
+    int rc = SBF_OK;
+    if (kmers <= SBF_MASK_EXACT_MAX) {
+        for (m->slots = 1024; m->slots < 2 * kmers; m->slots *= 2)
+            ;
+        if (!(m->keys = malloc(m->slots * sizeof *m->keys))) {
+            free(m);
+            return sbf_error(SBF_E_NOMEM, "out of memory");
+        }
+        memset(m->keys, 0xff, m->slots * sizeof *m->keys);   /* SET_EMPTY */
+        for (int i = 0; i < n; ++i)
+            set_add_all(m, seq[i]->codes, seq[i]->len);
+        *out = m;
+        return SBF_OK;
+    }
+    if (!(m->bloom = sbf_idx_new(p))) {
+        free(m);
+        return sbf_error(SBF_E_NOMEM, "out of memory");
+    }
+    rc = sbf_idx_add_target(m->bloom, "mask", sbf_shards_for(p, kmers, SBF_MASK_BITS_PER_KMER));
     if (rc >= 0) {
         rc = SBF_OK;
         /* bits are only ever ORed: several sequences build one filter */
         for (int i = 0; i < n && rc == SBF_OK; ++i)
-            rc = sbf_build_target(idx, &idx->targets[0], seq[i]->codes, seq[i]->len, threads);
+            rc = sbf_build_target(m->bloom, &m->bloom->targets[0], seq[i]->codes, seq[i]->len, threads);
     }
     if (rc != SBF_OK) {
-        sbf_idx_free(idx);
+        sbf_mask_free(m);
         return rc;
     }
-    *out = idx;
+    *out = m;
     return SBF_OK;
+}
+
+void sbf_mask_free(sbf_mask_t *m)
+{
+    if (!m)
+        return;
+    sbf_idx_free(m->bloom);
+    free(m->keys);
+    free(m);
+}
+
+/* Mark in held the n k-mers from codes[start] (a multiple of 64) that the exact set holds. */
+static void set_mark(const sbf_mask_t *m, const uint8_t *codes, uint64_t start, uint64_t n, uint64_t *held)
+{
+    const unsigned k = (unsigned)m->k;
+    const uint64_t kmask = k == 32 ? ~0ull : (1ull << (2 * k)) - 1;
+    sbf_roll_t r = {0, 0};
+    unsigned have = 0;
+    uint64_t word = 0;
+    for (uint64_t j = start; j < start + n + k - 1; ++j) {
+        const unsigned c = codes[j];
+        have = c > 3 ? 0 : have + 1;
+        sbf_roll_push(&r, c & 3, kmask, 2 * (k - 1));
+        if (j + 1 < start + k)
+            continue;
+        const uint64_t q = j + 1 - k;   /* the k-mer ending at j */
+        word |= (uint64_t)(have >= k && set_holds(m, sbf_roll_canonical(&r))) << (q & 63);
+        if ((q & 63) == 63 || q + 1 == start + n) {
+            held[q >> 6] |= word;
+            word = 0;
+        }
+    }
 }
 
 #define MASK_CHUNK SBF_MASK_CHUNK
 
 typedef struct {
-    const sbf_index_t *mask;   /* or NULL */
+    const sbf_mask_t *mask;   /* or NULL */
     unsigned k, dust_min;
     const uint8_t *codes;
     uint64_t len, n_chunks;
@@ -218,9 +316,10 @@ static void dust_mark(const uint8_t *codes, uint64_t start, uint64_t n, unsigned
 static void *mask_worker(void *arg)
 {
     mask_job_t *job = arg;
-    sbf_scan_t *sc = job->mask ? malloc(sizeof *sc) : NULL;
-    uint8_t *presence = job->mask ? malloc(MASK_CHUNK) : NULL;
-    if (job->mask && (!sc || !presence)) {
+    const sbf_index_t *bloom = job->mask ? job->mask->bloom : NULL;
+    sbf_scan_t *sc = bloom ? malloc(sizeof *sc) : NULL;
+    uint8_t *presence = bloom ? malloc(MASK_CHUNK) : NULL;
+    if (bloom && (!sc || !presence)) {
         __atomic_store_n(&job->status, SBF_E_NOMEM, __ATOMIC_RELAXED);
         free(sc);
         free(presence);
@@ -232,9 +331,11 @@ static void *mask_worker(void *arg)
             break;
         uint64_t start, n;
         chunk_range(job, c, &start, &n);
-        if (job->mask) {
+        if (job->mask && !bloom)
+            set_mark(job->mask, job->codes, start, n, job->held);
+        if (bloom) {
             uint64_t n_kmers, hits;
-            sbf_query_seq(job->mask, sc, sbf_nt4_identity, job->codes + start, n + job->k - 1, &n_kmers, &hits,
+            sbf_query_seq(bloom, sc, sbf_nt4_identity, job->codes + start, n + job->k - 1, &n_kmers, &hits,
                           presence);
             for (uint64_t i = 0; i < n; ++i)
                 if (presence[i])
@@ -262,10 +363,10 @@ static void *copy_worker(void *arg)
     return NULL;
 }
 
-int sbf_mask_apply(const sbf_index_t *mask, int k_given, unsigned dust_min, const sbf_seqbuf_t *in, int threads,
+int sbf_mask_apply(const sbf_mask_t *mask, int k_given, unsigned dust_min, const sbf_seqbuf_t *in, int threads,
                    sbf_seqbuf_t *out, uint64_t *left_out)
 {
-    const uint64_t k = (uint64_t)(mask ? mask->params.k : k_given);
+    const uint64_t k = (uint64_t)(mask ? mask->k : k_given);
     *left_out = 0;
     if (in->len < k)
         return SBF_OK;

@@ -1,13 +1,14 @@
 /* sbf_mask.h -- k-mers of other sequences left out of a target (`sbf build --mask`).
  *
  * A host target masked against microbes must not hold the k-mers it shares with them, or their
- * reads are removed with the host. The mask's k-mers go into a filter of their own (the index's
- * parameters, SBF_MASK_BITS_PER_KMER bits per k-mer); the target's sequence is then rewritten
- * as the records of its k-mers the mask filter does not hold (each maximal stretch of kept
- * k-mers one record), and that sequence is what the target is built from. Building depends only
- * on the set of k-mers (each k-mer's s-mers go into the shard of its own minimizer), so both
- * engines build the masked target from the same bytes with no change of their own, and the
- * bits are those of the target's k-mers less the mask's.
+ * reads are removed with the host. The mask's k-mers are held exactly when they are few (up to
+ * SBF_MASK_EXACT_MAX: the long-read layer's adapters, a phiX or a plasmid), else in a filter of
+ * their own (the index's parameters, SBF_MASK_BITS_PER_KMER bits per k-mer); the target's
+ * sequence is then rewritten as the records of its k-mers the mask does not hold (each maximal
+ * stretch of kept k-mers one record), and that sequence is what the target is built from.
+ * Building depends only on the set of k-mers (each k-mer's s-mers go into the shard of its own
+ * minimizer), so both engines build the masked target from the same bytes with no change of
+ * their own, and the bits are those of the target's k-mers less the mask's.
  */
 #ifndef SBF_MASK_H
 #define SBF_MASK_H
@@ -21,9 +22,19 @@
  * filter's false-positive rate (about 1e-8 here; doc/decisions.md "Masked targets"). */
 #define SBF_MASK_BITS_PER_KMER 32.0
 
-/* A filter of every valid k-mer of the n sequences seq[0..n) (one target, parameters p), built
- * on the CPU with `threads` threads. SBF_OK or an error; *out is NULL on failure. */
-int sbf_mask_build(const sbf_params_t *p, const sbf_seqbuf_t *const *seq, int n, int threads, sbf_index_t **out);
+/* Masks of up to this many k-mers are exact sets: a k-mer is left out only when it is one of
+ * theirs (a filter would also leave out its false positives, about 1e-8 of the target's k-mers),
+ * and a lookup in a table of a few kB costs a fraction of a filter query's scan (the layer's
+ * adapter masking of a 3 Gbp host: doc/PERFORMANCE.md). 2^20 k-mers: a table of 16 MiB. */
+#define SBF_MASK_EXACT_MAX ((uint64_t)1 << 20)
+
+typedef struct sbf_mask sbf_mask_t;
+
+/* The mask of every valid k-mer of the n sequences seq[0..n) (parameters p: k, and the filter's
+ * for a large mask), built on the CPU with `threads` threads. SBF_OK or an error; *out is NULL
+ * on failure. */
+int sbf_mask_build(const sbf_params_t *p, const sbf_seqbuf_t *const *seq, int n, int threads, sbf_mask_t **out);
+void sbf_mask_free(sbf_mask_t *m);
 
 /* The low complexity of a k-mer (DUST's measure): over its k-2 trinucleotides, the pairs of equal
  * ones, sum c(c-1)/2. A random 21-mer scores about 3; an A-rich stretch with an error in it
@@ -34,12 +45,12 @@ unsigned sbf_kmer_dust(const uint8_t *codes, unsigned k);
  * word of the bitmap. The records of sbf_mask_apply end at chunk edges. */
 #define SBF_MASK_CHUNK (1u << 20)
 
-/* *out (initialised, empty) receives the records of `in` whose k-mers the mask filter `mask`
+/* *out (initialised, empty) receives the records of `in` whose k-mers the mask `mask`
  * (NULL: none) does not hold and, when dust_min > 0, whose sbf_kmer_dust() is below dust_min:
  * every valid k-mer of `in` is either in *out once or counted in *left_out. k is the mask's
  * (or, without a mask, the given k). out->bases stays 0 (no base was read); out->kmers counts
  * the k-mers kept. */
-int sbf_mask_apply(const sbf_index_t *mask, int k, unsigned dust_min, const sbf_seqbuf_t *in, int threads,
+int sbf_mask_apply(const sbf_mask_t *mask, int k, unsigned dust_min, const sbf_seqbuf_t *in, int threads,
                    sbf_seqbuf_t *out, uint64_t *left_out);
 
 #endif

@@ -298,7 +298,7 @@ typedef struct {
     int measure_chance;     /* measure each target's chance rate (sbf_target_measure_chance) */
     sbf_seqbuf_t adapter_seq;
     sbf_index_t *idx;
-    sbf_index_t *every;     /* the mask filter of the masks of every target (built on first use) */
+    sbf_mask_t *every;      /* the mask of the masks of every target (built on first use) */
     uint64_t *masked;       /* per target: k-mer positions its masks left out */
 } layer_build_t;
 
@@ -366,7 +366,7 @@ static int layer_sequence(const sbf_builder_t *b, layer_build_t *L, int i, sbf_s
             seqs[n++] = &b->masks[j].seq;
             own += b->masks[j].target == i;
         }
-    sbf_index_t *mine = NULL;
+    sbf_mask_t *mine = NULL;
     if (n > 0 || L->dust_min) {
         step(b, "target '%s', k=%d: leaving out %s", pt->name, L->params.k,
              n > 0 && L->dust_min ? "masked and low-complexity k-mers" : n > 0 ? "masked k-mers" : "low-complexity k-mers");
@@ -380,7 +380,7 @@ static int layer_sequence(const sbf_builder_t *b, layer_build_t *L, int i, sbf_s
         if (rc == SBF_OK)
             *use = kept;
     }
-    sbf_idx_free(mine);
+    sbf_mask_free(mine);
     free(seqs);
     return rc;
 }
@@ -467,7 +467,7 @@ static int layer_build_target(const sbf_builder_t *b, layer_build_t *L, int r, c
 static void layer_free(layer_build_t *L)
 {
     sbf_idx_free(L->idx);
-    sbf_idx_free(L->every);
+    sbf_mask_free(L->every);
     sbf_seqbuf_free(&L->adapter_seq);
     free(L->masked);
 }

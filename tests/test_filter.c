@@ -787,6 +787,111 @@ static void test_mask_records(void **state)
     free(codes);
 }
 
+/* Masks (sbf_build --mask, the layer's adapters): a small one (an exact set) leaves out exactly
+ * the target's k-mers it holds, on either strand; a large one (a filter, more than
+ * SBF_MASK_EXACT_MAX k-mers) leaves out at least those, and keeps the others but for its rare
+ * false positives. The target: random sequence with stretches of the mask's, some reversed. */
+static void fill_random(uint8_t *c, uint64_t n, uint64_t *x)
+{
+    for (uint64_t i = 0; i < n; ++i) {
+        *x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
+        c[i] = (uint8_t)(*x & 3);
+    }
+}
+
+static int by_u64(const void *a, const void *b)
+{
+    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The sorted canonical k-mers of codes[0..len) (every window valid here) */
+static uint64_t *canonical_kmers(const uint8_t *codes, uint64_t len, int k, uint64_t *n)
+{
+    uint64_t *v = malloc((len - (uint64_t)k + 1) * sizeof *v);
+    assert_non_null(v);
+    const uint64_t kmask = k == 32 ? ~0ull : (1ull << (2 * k)) - 1;
+    sbf_roll_t r = {0, 0};
+    for (uint64_t j = 0; j < len; ++j) {
+        sbf_roll_push(&r, codes[j], kmask, 2u * ((unsigned)k - 1));
+        if (j + 1 >= (uint64_t)k)
+            v[j + 1 - (uint64_t)k] = sbf_roll_canonical(&r);
+    }
+    *n = len - (uint64_t)k + 1;
+    qsort(v, *n, sizeof *v, by_u64);
+    return v;
+}
+
+static void test_mask_small_exact_large_filter(void **state)
+{
+    (void)state;
+    const sbf_opt_t o = test_opt(21, 15, 15, 2, 8);
+    sbf_params_t p = {o.k, o.m, o.s, o.hashes, 512};
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    for (int large = 0; large < 2; ++large) {
+        const uint64_t mask_len = large ? SBF_MASK_EXACT_MAX + 200000 : 5000, t_len = 3000000;
+        sbf_seqbuf_t mseq, tseq;
+        sbf_seqbuf_init(&mseq);
+        sbf_seqbuf_init(&tseq);
+        uint8_t *m = malloc(mask_len), *t = malloc(t_len);
+        assert_non_null(m);
+        assert_non_null(t);
+        fill_random(m, mask_len, &x);
+        fill_random(t, t_len, &x);
+        /* stretches of the mask in the target, every other one reverse-complemented */
+        for (int i = 0; i < 40; ++i) {
+            const uint64_t n = 300, from = (uint64_t)i * ((mask_len - n) / 40), at = 1000 + (uint64_t)i * 70000;
+            for (uint64_t j = 0; j < n; ++j)
+                t[at + j] = i & 1 ? (uint8_t)(3 - m[from + n - 1 - j]) : m[from + j];
+        }
+        memcpy(mseq.codes = malloc(mask_len + 1), m, mask_len);
+        mseq.len = mask_len;
+        mseq.cap = mask_len + 1;
+        mseq.kmers = mask_len - (uint64_t)o.k + 1;
+        tseq.codes = t;
+        tseq.len = t_len;
+        uint64_t n_mask, n_t;
+        uint64_t *mk = canonical_kmers(m, mask_len, o.k, &n_mask), *tk = canonical_kmers(t, t_len, o.k, &n_t);
+        uint64_t in_mask = 0;   /* target k-mer positions whose k-mer the mask holds */
+        for (uint64_t i = 0; i < n_t; ++i)
+            in_mask += bsearch(&tk[i], mk, n_mask, sizeof *mk, by_u64) != NULL;
+        assert_true(in_mask >= 40 * (300 - 20));
+        sbf_mask_t *mask = NULL;
+        const sbf_seqbuf_t *seqs[1] = {&mseq};
+        assert_int_equal(sbf_mask_build(&p, seqs, 1, 2, &mask), SBF_OK);
+        sbf_seqbuf_t kept;
+        sbf_seqbuf_init(&kept);
+        uint64_t left_out = 0;
+        assert_int_equal(sbf_mask_apply(mask, o.k, 0, &tseq, 2, &kept, &left_out), SBF_OK);
+        if (large)   /* a filter: its false positives too, about 1e-8 of 3 M k-mers */
+            assert_true(left_out >= in_mask && left_out <= in_mask + 3);
+        else
+            assert_int_equal(left_out, in_mask);
+        assert_int_equal(kept.kmers + left_out, n_t);
+        /* no k-mer of the mask is kept */
+        const uint64_t kmask = (1ull << (2 * o.k)) - 1;
+        sbf_roll_t r = {0, 0};
+        unsigned have = 0;
+        uint64_t leaked = 0;
+        for (uint64_t j = 0; j < kept.len; ++j) {
+            have = kept.codes[j] > 3 ? 0 : have + 1;
+            sbf_roll_push(&r, kept.codes[j] & 3, kmask, 2u * ((unsigned)o.k - 1));
+            if (have >= (unsigned)o.k) {
+                const uint64_t key = sbf_roll_canonical(&r);
+                leaked += bsearch(&key, mk, n_mask, sizeof *mk, by_u64) != NULL;
+            }
+        }
+        assert_int_equal(leaked, 0);
+        sbf_mask_free(mask);
+        sbf_seqbuf_free(&kept);
+        sbf_seqbuf_free(&mseq);
+        free(t);
+        free(m);
+        free(mk);
+        free(tk);
+    }
+}
+
 static void test_nt16_like_ascii(void **state)
 {
     (void)state;
@@ -892,6 +997,7 @@ int main(void)
         cmocka_unit_test(test_panel_like_plain),
         cmocka_unit_test(test_nt16_like_ascii),
         cmocka_unit_test(test_mask_records),
+        cmocka_unit_test(test_mask_small_exact_large_filter),
     };
     return cmocka_run_group_tests_name("filter", tests, NULL, NULL);
 }
