@@ -63,8 +63,10 @@ fail:
 
 
 /* Build on the device: a zeroed filter there, ORed into and copied back. */
+extern "C" int sbf_gpu_fail_after_sent = 0;
+
 extern "C" int sbf_gpu_build_target(int device, const sbf_index_t *idx, sbf_target_t *t, const uint8_t *codes,
-                                    uint64_t len)
+                                    uint64_t len, sbf_gpu_sent_fn sent, void *arg)
 {
     int rc = SBF_OK, blocks = 0;
     const size_t bytes = sbf_target_bytes(idx, t);
@@ -91,8 +93,15 @@ extern "C" int sbf_gpu_build_target(int device, const sbf_index_t *idx, sbf_targ
     if (plan->threads(b)) {
         plan->run(blocks, b);
         CUDA_TRY(cudaGetLastError());
-        CUDA_TRY(cudaDeviceSynchronize());
     }
+    if (sent) {   /* the sequence is on the device: the caller's copy may go while the kernel runs */
+        sent(arg);
+        if (sbf_gpu_fail_after_sent) {
+            rc = sbf_error(SBF_E_IO, "a failure after the upload (injected by a test)");
+            goto fail;
+        }
+    }
+    CUDA_TRY(cudaDeviceSynchronize());
     rc = gpu_copy_to_host(device, t->bits, d_bits, bytes, "copying the filter from the device");
 fail:
     cudaFree(d_codes);

@@ -29,8 +29,16 @@ int sbf_gpu_describe(int device, char *buf, size_t size);
  * on `device`: t->bits (host memory, t->n_shards shards, all zero: a new filter) receives the
  * filter. The device starts from zeros of its own rather than a copy of t->bits (a human index
  * is 6 GB of zeros to send). The bits are byte-identical to sbf_build_target()'s on the CPU;
- * the caller computes the statistics (sbf_target_stats). */
-int sbf_gpu_build_target(int device, const sbf_index_t *idx, sbf_target_t *t, const uint8_t *codes, uint64_t len);
+ * the caller computes the statistics (sbf_target_stats). `sent` (NULL: none) is called with `arg`
+ * once the device holds the sequence, before the filter comes back: the caller may free codes
+ * there (a human host's masked copy, 3 GB off the build's peak), and then has no sequence for a
+ * fallback if the call fails later. */
+typedef void (*sbf_gpu_sent_fn)(void *arg);
+/* Tests only (tests/test_gpu.c): non-zero makes sbf_gpu_build_target fail right after `sent`,
+ * the one failure no device can be made to give on demand. */
+extern int sbf_gpu_fail_after_sent;
+int sbf_gpu_build_target(int device, const sbf_index_t *idx, sbf_target_t *t, const uint8_t *codes, uint64_t len,
+                         sbf_gpu_sent_fn sent, void *arg);
 
 /* An index copied to one device, for queries. */
 typedef struct sbf_gpu_index_s sbf_gpu_index_t;

@@ -20,9 +20,12 @@ int sbf_gpu_describe(int device, char *buf, size_t size)
     return NO_CUDA;
 }
 
-int sbf_gpu_build_target(int device, const sbf_index_t *idx, sbf_target_t *t, const uint8_t *codes, uint64_t len)
+int sbf_gpu_fail_after_sent = 0;
+
+int sbf_gpu_build_target(int device, const sbf_index_t *idx, sbf_target_t *t, const uint8_t *codes, uint64_t len,
+                         sbf_gpu_sent_fn sent, void *arg)
 {
-    (void)device, (void)idx, (void)t, (void)codes, (void)len;
+    (void)device, (void)idx, (void)t, (void)codes, (void)len, (void)sent, (void)arg;
     return NO_CUDA;
 }
 

@@ -385,9 +385,25 @@ static int layer_sequence(const sbf_builder_t *b, layer_build_t *L, int i, sbf_s
     return rc;
 }
 
+/* The GPU build's sequence is on the device: the masked copy may go (sbf_gpu_build_target). */
+typedef struct {
+    sbf_seqbuf_t *copy;
+    int freed;
+} sent_copy_t;
+
+static void free_sent_copy(void *arg)
+{
+    sent_copy_t *c = arg;
+    sbf_seqbuf_free(c->copy);
+    c->freed = 1;
+}
+
 /* Build target r of layer L from seq: on the GPU the options name (the CPU when "auto" finds it
- * failing, said in the index's notice), its filter's clump chance, its bits into a wide panel. */
-static int layer_build_target(const sbf_builder_t *b, layer_build_t *L, int r, const sbf_seqbuf_t *seq)
+ * failing, said in the index's notice), its filter's clump chance, its bits into a wide panel.
+ * copy: seq when it is the target's masked copy (layer_sequence's `kept`), else NULL; a GPU
+ * build frees it once the device holds it, and makes it again should the CPU take over. */
+static int layer_build_target(const sbf_builder_t *b, layer_build_t *L, int r, const sbf_seqbuf_t *seq,
+                              sbf_seqbuf_t *copy)
 {
     sbf_index_t *idx = L->idx;
     sbf_target_t *t = &idx->targets[r];
@@ -428,7 +444,16 @@ static int layer_build_target(const sbf_builder_t *b, layer_build_t *L, int r, c
     int dev = b->opt.gpu == SBF_GPU_AUTO ? (sbf_gpu_count() > 0 ? 0 : SBF_GPU_NONE) : b->opt.gpu;
     if (dev >= 0) {
         step(b, "target '%s', k=%d: filter on GPU %d", pt->name, L->params.k, dev);
-        rc = sbf_gpu_build_target(dev, idx, t, seq->codes, seq->len);
+        sent_copy_t sent = {copy, 0};
+        rc = sbf_gpu_build_target(dev, idx, t, seq->codes, seq->len, copy ? free_sent_copy : NULL, &sent);
+        if (rc != SBF_OK && sent.freed && b->opt.gpu == SBF_GPU_AUTO) {   /* the CPU needs it back */
+            char why[1024];
+            snprintf(why, sizeof why, "%s", sbf_error_message());
+            const sbf_seqbuf_t *again;
+            if (layer_sequence(b, L, r, copy, &again) != SBF_OK)
+                return sbf_error(SBF_E_NOMEM, "building on GPU %d failed (%.900s), and the masked sequence could not be made again for the CPU engine", dev, why);
+            sbf_error(rc, "%s", why);   /* the GPU's failure is the one the notice names */
+        }
     }
     if (dev >= 0 && rc != SBF_OK && b->opt.gpu == SBF_GPU_AUTO) {
         /* "auto" promises a result, not a device: the CPU computes the same bits, and
@@ -498,7 +523,7 @@ SBF_EXPORT int sbf_builder_finish(sbf_builder_t *b, sbf_index_t **out)
             sbf_seqbuf_init(&kept);
             rc = layer_sequence(b, order[l], i, &kept, &use);
             if (rc == SBF_OK)
-                rc = layer_build_target(b, order[l], i, use);
+                rc = layer_build_target(b, order[l], i, use, use == &kept ? &kept : NULL);
             sbf_seqbuf_free(&kept);
         }
         sbf_seqbuf_free(&b->targets[i].seq);

@@ -5,6 +5,7 @@
  * is no usable GPU, as in CI (tests/test_filter.c checks the CPU's 4-bit path there).
  * Real genomes can be added: SBF_GPU_GENOMES="a.fa.gz b.fa.gz" (tests/gpu/run.sh does). */
 #include <time.h>
+#include <unistd.h>
 
 #include <htslib/hts.h>
 
@@ -28,7 +29,7 @@ static void check_build(const sbf_opt_t *o, const sbf_seqbuf_t *sb, const char *
     assert_int_equal(sbf_idx_add_target(idx, "cpu", shards), 0);
     assert_int_equal(sbf_idx_add_target(idx, "gpu", shards), 1);
     assert_int_equal(sbf_build_target(idx, &idx->targets[0], sb->codes, sb->len, 2), 0);
-    if (sbf_gpu_build_target(0, idx, &idx->targets[1], sb->codes, sb->len) != 0)
+    if (sbf_gpu_build_target(0, idx, &idx->targets[1], sb->codes, sb->len, NULL, NULL) != 0)
         fail_msg("%s", sbf_error_message());
     size_t bytes = sbf_target_bytes(idx, &idx->targets[0]);
     size_t diff = 0;
@@ -79,6 +80,74 @@ static const sbf_opt_t *param_sets(size_t *n)
     sets[6] = test_opt(31, 25, 25, 1, 16);   /* the other compiled set (gpu/sbf_gpu_plan.cu) */
     *n = 7;
     return sets;
+}
+
+/* A GPU build that fails after the device took the sequence (its masked copy freed then, 3 GB
+ * off a human build's peak) is finished on "auto" by the CPU engine, from the masked sequence
+ * made again: the same bytes as a CPU build (both layers masked: DUST, the adapters), and the
+ * notice names the failure. */
+static int save_and_read(const sbf_index_t *idx, char **bytes, size_t *n)
+{
+    char path[] = "/tmp/sbf_fallback_XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return -1;
+    close(fd);
+    int rc = sbf_index_save(idx, path);
+    FILE *f = rc == 0 ? fopen(path, "rb") : NULL;
+    *bytes = NULL;
+    *n = 0;
+    if (f) {
+        fseek(f, 0, SEEK_END);
+        *n = (size_t)ftell(f);
+        rewind(f);
+        *bytes = malloc(*n ? *n : 1);
+        if (!*bytes || fread(*bytes, 1, *n, f) != *n)
+            rc = -1;
+        fclose(f);
+    }
+    unlink(path);
+    return f ? rc : -1;
+}
+
+static void test_build_fallback_after_upload(void **state)
+{
+    (void)state;
+    test_seed(404);
+    const size_t len = 400000;
+    char *g = random_dna(len);
+    memset(g + 1000, 'A', 3000);   /* low complexity: DUST leaves it out, so the sequence is a copy */
+    memcpy(g + 9000, "AGATCGGAAGAGCACACGTCTGAACTCCAGTCA", 33);   /* an adapter, for the layer */
+    char *bytes[2];
+    size_t n[2];
+    for (int run = 0; run < 2; ++run) {
+        sbf_opt_t o = test_opt(31, 21, 24, 2, 16);
+        o.gpu = run ? SBF_GPU_AUTO : SBF_GPU_NONE;
+        sbf_builder_t *b;
+        sbf_index_t *idx;
+        assert_int_equal(sbf_builder_init(&o, &b), 0);
+        assert_int_equal(sbf_builder_add_target(b, "g"), 0);
+        assert_int_equal(sbf_builder_add_seq(b, 0, g, len), 0);
+        sbf_gpu_fail_after_sent = run;
+        const int rc = sbf_builder_finish(b, &idx);
+        sbf_gpu_fail_after_sent = 0;
+        if (rc != 0)
+            fail_msg("%s", sbf_error_message());
+        assert_true(idx->targets[0].masked > 0 && idx->layer && idx->layer->targets[0].masked > 0);
+        const char *notice = sbf_index_notice(idx);
+        if (run)
+            assert_true(notice && strstr(notice, "injected by a test") && strstr(notice, "built on the CPU engine"));
+        else
+            assert_null(notice);
+        assert_int_equal(save_and_read(idx, &bytes[run], &n[run]), 0);
+        sbf_idx_free(idx);
+    }
+    assert_true(n[0] > 0 && n[0] == n[1]);
+    assert_memory_equal(bytes[0], bytes[1], n[0]);
+    printf("build: a GPU failure after the upload, finished on the CPU engine: %zu bytes identical\n", n[0]);
+    free(bytes[0]);
+    free(bytes[1]);
+    free(g);
 }
 
 static void test_build_identical(void **state)
@@ -723,6 +792,7 @@ int main(void)
         fprintf(stderr, "test_gpu: device 0: %s\n", desc);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_build_identical),
+        cmocka_unit_test(test_build_fallback_after_upload),
         cmocka_unit_test(test_query_identical),
         cmocka_unit_test(test_query_many_targets),
         cmocka_unit_test(test_kmers_identical),
