@@ -141,37 +141,32 @@ static int copy_staged(int device, int to_device, const char *what, void *dst, c
     return SBF_OK;
 }
 
-int gpu_upload(int device, void *dst, const void *src, size_t bytes, const int *stop)
+/* Large arrays staged by threads, small ones in one cudaMemcpy. */
+static int copy_array(int device, int to_device, const char *what, void *dst, const void *src, size_t bytes,
+                      const int *stop)
 {
     int rc = SBF_OK;
-    if (stop && __atomic_load_n(stop, __ATOMIC_RELAXED))
-        return sbf_error(SBF_E_IO, "the upload of the index was stopped");
     if (bytes >= UPLOAD_STAGED_MIN)
-        return copy_staged(device, 1, "uploading the index", dst, src, bytes, stop);
-    CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+        return copy_staged(device, to_device, what, dst, src, bytes, stop);
+    CUDA_TRY(cudaMemcpy(dst, src, bytes, to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost));
     return SBF_OK;
 fail:
     return rc;
+}
+
+int gpu_upload(int device, void *dst, const void *src, size_t bytes, const int *stop)
+{
+    if (stop && __atomic_load_n(stop, __ATOMIC_RELAXED))
+        return sbf_error(SBF_E_IO, "the upload of the index was stopped");
+    return copy_array(device, 1, "uploading the index", dst, src, bytes, stop);
 }
 
 int gpu_copy_to_device(int device, void *dst, const void *src, size_t bytes, const char *what)
 {
-    int rc = SBF_OK;
-    if (bytes >= UPLOAD_STAGED_MIN)
-        return copy_staged(device, 1, what, dst, src, bytes, NULL);
-    CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
-    return SBF_OK;
-fail:
-    return rc;
+    return copy_array(device, 1, what, dst, src, bytes, NULL);
 }
 
 int gpu_copy_to_host(int device, void *dst, const void *src, size_t bytes, const char *what)
 {
-    int rc = SBF_OK;
-    if (bytes >= UPLOAD_STAGED_MIN)
-        return copy_staged(device, 0, what, dst, src, bytes, NULL);
-    CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
-    return SBF_OK;
-fail:
-    return rc;
+    return copy_array(device, 0, what, dst, src, bytes, NULL);
 }
