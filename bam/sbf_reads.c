@@ -595,6 +595,18 @@ int sbf_reader_read(sbf_reader_t *rd, sbf_read_t *r)
     return rc;
 }
 
+ssize_t sbf_reader_raw(sbf_reader_t *rd, void *buf, size_t len)
+{
+    if (!rd->kseq || rd->in_place || rd->n_records)
+        return sbf_error(SBF_E_PARAM, "%s: its bytes are read as records", rd->path);
+    ssize_t n = sbf_source_read(rd->in.src, buf, len);
+    if (n < 0) {
+        rd->in.failed = 1;
+        return sbf_error(SBF_E_FORMAT, "%s: read error or truncated compressed data", rd->path);
+    }
+    return n;
+}
+
 const char *sbf_reader_format(const sbf_reader_t *rd) { return rd->format; }
 int sbf_reader_is_sam(const sbf_reader_t *rd) { return rd->sam; }
 int sbf_reader_compressed(const sbf_reader_t *rd) { return rd->in.bgzf && rd->in.bgzf->is_compressed; }

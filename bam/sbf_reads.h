@@ -64,6 +64,10 @@ typedef struct {
 int sbf_reader_open(const char *path, const sbf_reader_opt_t *opt, sbf_reader_t **out);
 /* 1: a record was read into r; 0: end of input; < 0: error (truncated or corrupt input). */
 int sbf_reader_read(sbf_reader_t *rd, sbf_read_t *r);
+/* FASTA/FASTQ only, before any record is read: up to len of the file's decompressed bytes
+ * (fewer only at the end); 0 at the end; < 0 with a message naming the file when it cannot be
+ * read or its compressed data are corrupt or truncated. Then read no records. */
+ssize_t sbf_reader_raw(sbf_reader_t *rd, void *buf, size_t len);
 /* "FASTA", "FASTQ", "SAM", "BAM", "CRAM" or "empty". */
 const char *sbf_reader_format(const sbf_reader_t *rd);
 /* 1 when the input is SAM, BAM or CRAM (then sbf_reader_header() is its header). */

@@ -52,6 +52,8 @@ int sbf_seqfile_read(sbf_seqfile_t *f, sbf_seqrec_t *rec)
 
 const char *sbf_seqfile_format(const sbf_seqfile_t *f) { return sbf_reader_format(f->rd); }
 
+ssize_t sbf_seqfile_raw(sbf_seqfile_t *f, void *buf, size_t len) { return sbf_reader_raw(f->rd, buf, len); }
+
 int sbf_seqfile_close(sbf_seqfile_t *f)
 {
     if (!f)

@@ -3,6 +3,8 @@
 #ifndef SBF_SEQIO_H
 #define SBF_SEQIO_H
 
+#include <sys/types.h>
+
 #include <htslib/kstring.h>
 
 typedef struct sbf_seqfile_s sbf_seqfile_t;
@@ -18,6 +20,9 @@ int sbf_seqfile_open(const char *path, int threads, sbf_seqfile_t **out);
 
 /* 1: a record was read into rec; 0: end of input; < 0: error (truncated or corrupt input). */
 int sbf_seqfile_read(sbf_seqfile_t *f, sbf_seqrec_t *rec);
+
+/* FASTA/FASTQ, before any record is read: the decompressed bytes (sbf_reader_raw()). */
+ssize_t sbf_seqfile_raw(sbf_seqfile_t *f, void *buf, size_t len);
 
 /* Short name of the detected format ("FASTA", "FASTQ", "SAM", "BAM", "CRAM"). */
 const char *sbf_seqfile_format(const sbf_seqfile_t *f);

@@ -85,28 +85,34 @@ int sbf_seqbuf_append(sbf_seqbuf_t *b, const uint8_t code[256], const uint8_t *s
     return SBF_OK;
 }
 
-int sbf_seqbuf_move(sbf_seqbuf_t *dst, sbf_seqbuf_t *src)
+int sbf_seqbuf_join(sbf_seqbuf_t *dst, sbf_seqbuf_t *src, uint64_t lead_empty)
 {
-    if (dst->len == 0) {   /* nothing to keep of dst: its counts are those of src */
+    if (dst->len == 0) {   /* empty records before any base add nothing; src's counts are dst's */
         sbf_seqbuf_free(dst);
         *dst = *src;
         sbf_seqbuf_init(src);
         return SBF_OK;
     }
-    if (src->len > 0) {
-        int rc = seqbuf_reserve(dst, src->len + 1);
+    const uint64_t add = lead_empty + (src->len > 0 ? 1 + src->len : 0);
+    if (add > 0) {
+        int rc = seqbuf_reserve(dst, add);
         if (rc)
             return rc;
-        dst->codes[dst->len++] = 4;   /* the record separator sbf_seqbuf_append() writes */
+        /* the record separators sbf_seqbuf_append() writes: one per empty record, one before
+         * src's first record with bases */
+        memset(dst->codes + dst->len, 4, lead_empty + (src->len > 0));
+        dst->len += lead_empty + (src->len > 0);
         memcpy(dst->codes + dst->len, src->codes, src->len);
         dst->len += src->len;
-        dst->run = src->run;
+        dst->run = src->len > 0 ? src->run : 0;
     }
     dst->kmers += src->kmers;
     dst->bases += src->bases;
     sbf_seqbuf_free(src);
     return SBF_OK;
 }
+
+int sbf_seqbuf_move(sbf_seqbuf_t *dst, sbf_seqbuf_t *src) { return sbf_seqbuf_join(dst, src, 0); }
 
 /* Counting a human genome's k-mers for another k is 3 GB to read: by chunks on every thread. */
 #define COUNT_CHUNK (1u << 20)

@@ -24,6 +24,10 @@ int sbf_seqbuf_append(sbf_seqbuf_t *b, const uint8_t code[256], const uint8_t *s
 /* Append the records of src (read with the same k) to dst and free src: the buffer appending
  * them one by one gives. An empty dst takes src's memory without a copy. */
 int sbf_seqbuf_move(sbf_seqbuf_t *dst, sbf_seqbuf_t *src);
+/* The same for records of one file parsed apart (src appended from empty): the first
+ * lead_empty records were empty ones, before src's first record with bases (all of them when src
+ * has none), which write a separator each after earlier bases, as they would have. */
+int sbf_seqbuf_join(sbf_seqbuf_t *dst, sbf_seqbuf_t *src, uint64_t lead_empty);
 
 /* Valid k-mer positions of b for k-mers of length k (b->kmers counts them for the k of the
  * appends), counted on up to `threads` threads. */

@@ -6,8 +6,12 @@
 #include "../filters/sbf_build.h"
 
 /* Every record of the file at path appended to seq (k counts its valid k-mers), with `threads`
- * extra decompression threads; SBF_OK or an error naming the file. */
+ * extra threads: BGZF decompresses on them, and a FASTA file (not standard input) is cut into
+ * pieces of whole records as it is read, parsed on them (from 3 threads): the same bytes.
+ * SBF_OK or an error naming the file. */
 int sbf_read_file(const char *path, int k, int threads, sbf_seqbuf_t *seq);
+/* The same, reading piece_bytes at a time (16 MiB above; tests cut a file everywhere). */
+int sbf_read_file_pieces(const char *path, int k, int threads, size_t piece_bytes, sbf_seqbuf_t *seq);
 
 /* Called on the calling thread for file i, in the order 0, 1, ... n-1; it owns *seq (and frees
  * it). Returns SBF_OK or an error, which stops the reading. */

@@ -92,6 +92,11 @@ check_error "build: empty name" 1 "sbf build: '=phage_a.fa': expected [NAME=]FIL
 run "build two targets" 0 "$SBF" build "${P[@]}" -o idx.sbf phage_a.fa B=phage_b.fa && ok "build two targets"
 run "build with 2 threads" 0 "$SBF" build "${P[@]}" -@ 2 -o idx2.sbf phage_a.fa B=phage_b.fa &&
   same "-@ 2 builds the same bytes as -@ 1" idx2.sbf idx.sbf
+# one FASTA file of several records on 4 threads is read in pieces, parsed on threads
+# (plugin/sbf_build_read.c; test_fastx cuts files everywhere): the bytes of -@ 1
+run "one multi-record file on 4 threads" 0 bash -c "cat phage_a.fa phage_b.fa > ab.fa && gzip -c ab.fa > ab.fa.gz && '$SBF' build ${P[*]} -@ 4 -o ab4.sbf ab.fa.gz" &&
+  run "the same on 1 thread" 0 "$SBF" build "${P[@]}" -@ 1 -o ab1.sbf ab.fa.gz &&
+  same "one multi-record file: -@ 4 builds the same bytes as -@ 1" ab4.sbf ab1.sbf
 run "build from gzip" 0 bash -c "gzip -c phage_a.fa > phage_a.fa.gz && '$SBF' build ${P[*]} -o idx3.sbf phage_a.fa.gz B=phage_b.fa" &&
   run "info of gzip build" 0 "$SBF" info --json idx3.sbf &&
   if grep -q '"name": "phage_a", "sources": \["phage_a.fa.gz"\], "bases": 4500, "kmers": 4360' out; then

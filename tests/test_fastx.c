@@ -18,6 +18,8 @@
 #include "fuzz/fastx_diff.h"
 #include "../bam/sbf_reads.h"
 #include "../bam/sbf_numfmt.h"
+#include "../filters/sbf_error.h"
+#include "../plugin/sbf_build_read.h"
 
 /* Both parsers over data; fails the test at the first difference. Returns the records read. */
 static int compare(const char *data, size_t len, unsigned piece)
@@ -300,6 +302,115 @@ static void test_numfmt(void **state)
     }
 }
 
+/* A reference FASTA read in pieces on threads (plugin/sbf_build_read.c: cut before headers that
+ * start a line, parsed apart, joined) gives the bytes and counts of the records read one by one:
+ * random files of records with empty ones (first, last, in runs), lowercase, IUPAC, CRLF line
+ * ends, blank lines, '@' headers, no final newline; plain and BGZF; pieces from 1 byte to more
+ * than the file; and a file with a '+' line (read again as records). */
+static void write_file(const char *path, const char *data, size_t len, int bgzf)
+{
+    if (bgzf) {
+        BGZF *z = bgzf_open(path, "w");
+        assert_non_null(z);
+        assert_true(bgzf_write(z, data, len) == (ssize_t)len);
+        assert_int_equal(bgzf_close(z), 0);
+    } else {
+        FILE *f = fopen(path, "wb");
+        assert_non_null(f);
+        assert_int_equal(fwrite(data, 1, len, f), len);
+        assert_int_equal(fclose(f), 0);
+    }
+}
+
+static size_t random_fasta(char *out, int plus_line)
+{
+    size_t n = 0;
+    const int records = 1 + (int)(test_rand() % 40);
+    const int crlf = test_rand() % 4 == 0;
+    for (int r = 0; r < records; ++r) {
+        n += (size_t)sprintf(out + n, "%c%s%d desc %d%s\n", r && test_rand() % 10 == 0 ? '@' : '>', "rec", r, r,
+                             crlf ? "\r" : "");
+        /* the first record plain bases: htslib tells FASTA by its first lines */
+        const size_t len = r == 0 ? 100 + test_rand() % 500 : test_rand() % 3 == 0 ? 0 : test_rand() % 3000;
+        const size_t width = r == 0 ? 60 : 1 + test_rand() % 100;
+        for (size_t i = 0; i < len; ++i) {
+            const uint64_t x = r == 0 ? test_rand() % 80 : test_rand() % 100;
+            out[n++] = x < 80 ? "ACGT"[x % 4] : x < 90 ? "acgt"[x % 4] : "NRYKMSW"[x % 7];
+            if ((i + 1) % width == 0 || i + 1 == len) {
+                if (crlf)
+                    out[n++] = '\r';
+                out[n++] = '\n';
+                if (test_rand() % 20 == 0)
+                    out[n++] = '\n';   /* a blank line */
+            }
+        }
+        if (plus_line && r == records / 2)
+            n += (size_t)sprintf(out + n, "+\n");
+    }
+    if (n && test_rand() % 3 == 0 && out[n - 1] == '\n')
+        --n;   /* no final newline */
+    out[n] = '\0';
+    return n;
+}
+
+static void test_fasta_pieces(void **state)
+{
+    (void)state;
+    test_seed(77);
+    char path[] = "/tmp/sbf_pieces_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    char *data = malloc(40 * 3200 * 2 + 4096);
+    assert_non_null(data);
+    const int k = 21;
+    int cut_files = 0;
+    for (int t = 0; t < 300; ++t) {
+        const int plus = t % 25 == 24, bgzf = t % 3 == 1;
+        size_t len = random_fasta(data, plus);
+        write_file(path, data, len, bgzf);
+        sbf_seqbuf_t want, got;
+        sbf_seqbuf_init(&want);
+        sbf_seqbuf_init(&got);
+        const size_t piece = t % 7 == 0 ? 1 : 1 + test_rand() % (len + 64);
+        const int threads = 3 + (int)(test_rand() % 4);
+        const int want_rc = sbf_read_file_pieces(path, k, 1, 0, &want);
+        char *want_msg = strdup(want_rc ? sbf_error_message() : "");
+        const int got_rc = sbf_read_file_pieces(path, k, threads, piece, &got);
+        if (got_rc != want_rc || (got_rc && strcmp(sbf_error_message(), want_msg) != 0))
+            fail_msg("file %d, pieces of %zu bytes on %d threads: '%s' (%d), records: '%s' (%d)", t, piece, threads,
+                     got_rc ? sbf_error_message() : "", got_rc, want_msg, want_rc);
+        assert_true(want_rc == 0 || plus);   /* a '+' line makes a FASTQ record of it: its error */
+        free(want_msg);
+        if (got.len != want.len || got.bases != want.bases || got.kmers != want.kmers || got.run != want.run ||
+            (want.len && memcmp(got.codes, want.codes, want.len) != 0))
+            fail_msg("file %d (%zu bytes, %s%s), pieces of %zu bytes on %d threads: len %llu/%llu, bases %llu/%llu, "
+                     "k-mers %llu/%llu, run %u/%u", t, len, bgzf ? "BGZF" : "plain", plus ? ", a '+' line" : "", piece,
+                     threads, (unsigned long long)got.len, (unsigned long long)want.len,
+                     (unsigned long long)got.bases, (unsigned long long)want.bases, (unsigned long long)got.kmers,
+                     (unsigned long long)want.kmers, got.run, want.run);
+        cut_files += piece < len / 2;
+        sbf_seqbuf_free(&want);
+        sbf_seqbuf_free(&got);
+    }
+    assert_true(cut_files > 100);
+    /* appended after earlier records, as the builder's second file of a target is */
+    sbf_seqbuf_t a, b;
+    sbf_seqbuf_init(&a);
+    sbf_seqbuf_init(&b);
+    const char *two = ">a\nACGTACGTACGTACGTACGTACGT\n>e1\n>e2\n>b\nGGGGCCCCAAAATTTTGGGGCCCC\n>e3\n";
+    write_file(path, two, strlen(two), 0);
+    for (int i = 0; i < 2; ++i) {
+        assert_int_equal(sbf_read_file_pieces(path, k, 1, 0, &a), 0);
+        assert_int_equal(sbf_read_file_pieces(path, k, 4, 8, &b), 0);
+    }
+    assert_true(a.len == b.len && a.kmers == b.kmers && a.bases == b.bases && memcmp(a.codes, b.codes, a.len) == 0);
+    sbf_seqbuf_free(&a);
+    sbf_seqbuf_free(&b);
+    unlink(path);
+    free(data);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -309,6 +420,7 @@ int main(void)
         cmocka_unit_test(test_fuzz_corpus),
         cmocka_unit_test(test_numfmt),
         cmocka_unit_test(test_reader_blocks),
+        cmocka_unit_test(test_fasta_pieces),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
