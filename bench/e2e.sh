@@ -130,10 +130,15 @@ if [ "${HOST:-chr20}" = big ]; then
     host_desc="human = chr20 + $nbig x 100 Mbp random ($(awk "BEGIN { printf \"%.2f\", (63025520 + $nbig * 1e8) / 1e9 }") Gbp)"
     gtime=$(command -v time || true)
     [ -x "$OLDPWD/.devrt/bin/time" ] && gtime=$OLDPWD/.devrt/bin/time
-    # build LABEL ENGINE OUT: the median of RUNS builds; peak RSS (MB) of the last into $rss
+    # build LABEL ENGINE OUT [REFS...]: the median of RUNS builds of REFS (default: the refs
+    # above); peak RSS (MB) of the last into $rss
+    first_kmers() { "$SBF" info --json "$1" | grep -o '"kmers": [0-9]*' | head -n 1; }   # the host's
     build_big() {
         local label=$1 gpu=$2 out=$3
-        OUTPUTS="$out" runs=${BUILD_RUNS:-$runs} timed "$label" "$gtime" -f '%M' -o "$label.rss" "$SBF" build --gpu "$gpu" -@ "$T" --progress -o "$out" "${refs[@]}"
+        shift 3
+        local use=("$@")
+        [ ${#use[@]} -gt 0 ] || use=("${refs[@]}")
+        OUTPUTS="$out" runs=${BUILD_RUNS:-$runs} timed "$label" "$gtime" -f '%M' -o "$label.rss" "$SBF" build --gpu "$gpu" -@ "$T" --progress -o "$out" "${use[@]}"
         # the steps of the last build (seconds since its start; sbf build --progress)
         grep -E "sbf build: \[" "$label.err" | grep -v "\] read " | sed "s/^/# /" >&2
         rss=$(awk '{ printf "%.0f", $1 / 1024 }' "$label.rss")
@@ -160,6 +165,15 @@ if [ "$idx" != idx.sbf ]; then
     same=$(cmp -s "$idx" big/big_cpu.sbf && echo identical || echo DIFFERENT)
     IN_GBP=$ref_gbp row "sbf build --gpu none -@$T (peak RSS $rss MB)" "$secs" "$(calc "$base / $secs")x cat" "$same bytes"
     rm -f big/big_cpu.sbf
+    # the same host as one plain FASTA file, as GRCh38 and T2T come (gzip there; plain here,
+    # to spare the call a 3 GB gzip): one file is read in pieces on the threads
+    [ -s big/one.fa ] || zcat -f "$OLDPWD/.devdata/20.fa.gz" big/rand_*.fa > big/one.fa
+    others=("${refs[@]:1:${#refs[@]}-1-nbig}")
+    build_big build_one 0 big/one.sbf human=big/one.fa "${others[@]}"
+    read_s=$(grep -o '\[ *[0-9.]* s\] building' build_one.err | grep -o '[0-9.]*' | head -n 1)
+    IN_GBP=$ref_gbp row "the same from one FASTA file of the host (reading ${read_s} s; peak RSS $rss MB)" "$secs" "$(calc "$base / $secs")x cat" \
+        "$([ "$(first_kmers big/one.sbf)" = "$(first_kmers "$idx")" ] && echo "same k-mers" || echo "k-mers DIFFER")"
+    rm -f big/one.sbf
   fi
     timed cat_idx sh -c "cat $idx > /dev/null"
     IN_GBP=$(ls -l "$idx" | awk '{ printf "%.3f", $5 / 1e9 }') row "cat of the index to /dev/null (GB/s)" "$secs" "-" "-"

@@ -102,7 +102,8 @@ int sbf_seqbuf_join(sbf_seqbuf_t *dst, sbf_seqbuf_t *src, uint64_t lead_empty)
          * src's first record with bases */
         memset(dst->codes + dst->len, 4, lead_empty + (src->len > 0));
         dst->len += lead_empty + (src->len > 0);
-        memcpy(dst->codes + dst->len, src->codes, src->len);
+        if (src->len > 0)   /* (an empty src may have no buffer) */
+            memcpy(dst->codes + dst->len, src->codes, src->len);
         dst->len += src->len;
         dst->run = src->len > 0 ? src->run : 0;
     }
