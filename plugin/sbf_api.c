@@ -451,7 +451,8 @@ static int layer_build_target(const sbf_builder_t *b, layer_build_t *L, int r, c
             snprintf(why, sizeof why, "%s", sbf_error_message());
             const sbf_seqbuf_t *again;
             if (layer_sequence(b, L, r, copy, &again) != SBF_OK)
-                return sbf_error(SBF_E_NOMEM, "building on GPU %d failed (%.900s), and the masked sequence could not be made again for the CPU engine", dev, why);
+                return sbf_error(SBF_E_NOMEM, "building on GPU %d failed (%.900s), and the masked sequence could "
+                                 "not be made again for the CPU engine", dev, why);
             sbf_error(rc, "%s", why);   /* the GPU's failure is the one the notice names */
         }
     }
