@@ -164,6 +164,15 @@ static void test_build_identical(void **state)
         check_build(&sets[i], &sb, "random with N runs");
         sbf_seqbuf_free(&sb);
     }
+    if (!getenv("SBF_GPU_QUICK")) {   /* a filter of 256 MiB or more comes back staged by threads */
+        sbf_opt_t big = sets[0];
+        big.bits_per_kmer = 64;
+        sbf_seqbuf_t sb;
+        sbf_seqbuf_init(&sb);
+        random_with_n(&sb, 40000000, big.k);
+        check_build(&big, &sb, "random, 320 MB filter (staged)");
+        sbf_seqbuf_free(&sb);
+    }
     const char *genomes = getenv("SBF_GPU_GENOMES");
     if (genomes && *genomes) {
         char *list = strdup(genomes), *save = NULL;
