@@ -258,6 +258,18 @@ static inline void run_mask(const sbf_scan_t *sc, uint32_t r, unsigned extra, un
         mask[q] = 0;
     const uint64_t *h = sc->smer_hash + sc->runs[r].first;
     const unsigned n_smers = sc->runs[r].n + extra;
+    if (H * log2b <= 32) {   /* every field in the hash's 32 bits (sbf_smer_bit without its
+                                second word, which the compiler computed for every bit) */
+        const uint32_t field = (1u << log2b) - 1u;
+        for (unsigned j = 0; j < n_smers; ++j) {
+            uint32_t x = (uint32_t)h[j];
+            for (unsigned b = 0; b < H; ++b, x >>= log2b) {
+                const unsigned bit = x & field;
+                mask[bit >> 6] |= 1ULL << (bit & 63);
+            }
+        }
+        return;
+    }
     for (unsigned j = 0; j < n_smers; ++j)
         for (unsigned b = 0; b < H; ++b) {
             unsigned bit = sbf_smer_bit((uint32_t)h[j], b, log2b);
