@@ -229,6 +229,7 @@ static int read_pieces(sbf_seqfile_t *f, const char *path, int k, int workers, s
     long long records = 0;
     char *cur = NULL;
     size_t len = 0, cap = 0, searched = 0;
+    int read_failed = 0;
     while (rc == SBF_OK && !*again) {
         if (cap - len < piece_bytes) {
             char *grown = realloc(cur, len + 2 * piece_bytes);
@@ -240,8 +241,8 @@ static int read_pieces(sbf_seqfile_t *f, const char *path, int k, int workers, s
             cap = len + 2 * piece_bytes;
         }
         const ssize_t got = sbf_seqfile_raw(f, cur + len, piece_bytes);
-        if (got < 0) {
-            rc = got;
+        if (got < 0) {   /* said once the pieces read before are joined: their records count */
+            read_failed = 1;
             break;
         }
         len += (size_t)got;
@@ -296,6 +297,8 @@ static int read_pieces(sbf_seqfile_t *f, const char *path, int k, int workers, s
     free(tid);
     pthread_mutex_destroy(&job.lock);
     pthread_cond_destroy(&job.changed);
+    if (rc == SBF_OK && !*again && read_failed)   /* the records path's message */
+        rc = sbf_error(SBF_E_FORMAT, "%s: read error or truncated compressed data after %lld records", path, records);
     if (rc == SBF_OK && !*again && records == 0)
         rc = sbf_error(SBF_E_FORMAT, "%s: no sequences in file", path);
     return rc;

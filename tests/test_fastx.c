@@ -407,6 +407,24 @@ static void test_fasta_pieces(void **state)
     assert_true(a.len == b.len && a.kmers == b.kmers && a.bases == b.bases && memcmp(a.codes, b.codes, a.len) == 0);
     sbf_seqbuf_free(&a);
     sbf_seqbuf_free(&b);
+    /* a truncated BGZF file: an error naming the file on both paths (which of the reader's two
+     * messages depends on where the reads meet the cut, on either path) */
+    size_t len = random_fasta(data, 0);
+    write_file(path, data, len, 1);
+    FILE *f = fopen(path, "r+b");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    assert_int_equal(ftruncate(fileno(f), ftell(f) / 2), 0);
+    fclose(f);
+    for (int threads = 1; threads <= 4; threads += 3) {
+        sbf_seqbuf_init(&a);
+        assert_true(sbf_read_file_pieces(path, k, threads, 64, &a) != 0);
+        const char *msg = sbf_error_message();
+        if (strncmp(msg, path, strlen(path)) != 0 || msg[strlen(path)] != ':' ||
+            (!strstr(msg, ": read error or truncated compressed data after ") && !strstr(msg, ": error closing")))
+            fail_msg("%d threads: '%s'", threads, msg);
+        sbf_seqbuf_free(&a);
+    }
     unlink(path);
     free(data);
 }
