@@ -25,7 +25,6 @@
 typedef struct {
     int device;
     int to_device;            /* 1: src is host memory, dst the device's; 0: the other way */
-    const char *what;         /* for the error: "uploading the index" */
     char *dst;
     const char *src;
     size_t bytes, n_chunks;
@@ -115,7 +114,6 @@ static int copy_staged(int device, int to_device, const char *what, void *dst, c
     memset(&job, 0, sizeof job);
     job.device = device;
     job.to_device = to_device;
-    job.what = what;
     job.dst = (char *)dst;
     job.src = (const char *)src;
     job.bytes = bytes;

@@ -442,28 +442,23 @@ static int layer_build_target(const sbf_builder_t *b, layer_build_t *L, int r, c
         t->bits = scratch;
     }
     int dev = b->opt.gpu == SBF_GPU_AUTO ? (sbf_gpu_count() > 0 ? 0 : SBF_GPU_NONE) : b->opt.gpu;
+    sent_copy_t sent = {copy, 0};
     if (dev >= 0) {
         step(b, "target '%s', k=%d: filter on GPU %d", pt->name, L->params.k, dev);
-        sent_copy_t sent = {copy, 0};
         rc = sbf_gpu_build_target(dev, idx, t, seq->codes, seq->len, copy ? free_sent_copy : NULL, &sent);
-        if (rc != SBF_OK && sent.freed && b->opt.gpu == SBF_GPU_AUTO) {   /* the CPU needs it back */
-            char why[1024];
-            snprintf(why, sizeof why, "%s", sbf_error_message());
-            const sbf_seqbuf_t *again;
-            if (layer_sequence(b, L, r, copy, &again) != SBF_OK)
-                return sbf_error(SBF_E_NOMEM, "building on GPU %d failed (%.900s), and the masked sequence could "
-                                 "not be made again for the CPU engine", dev, why);
-            sbf_error(rc, "%s", why);   /* the GPU's failure is the one the notice names */
-        }
     }
     if (dev >= 0 && rc != SBF_OK && b->opt.gpu == SBF_GPU_AUTO) {
         /* "auto" promises a result, not a device: the CPU computes the same bits, and
          * sbf_index_notice() says so */
-        char why[1024];
-        snprintf(why, sizeof why, "building on GPU %d failed (%.900s): built on the CPU engine (the same bytes)", dev,
-                 sbf_error_message());
+        char why[1024], notice[1100];
+        snprintf(why, sizeof why, "building on GPU %d failed (%.900s)", dev, sbf_error_message());
+        const sbf_seqbuf_t *again;   /* a masked copy freed once on the device: made again */
+        if (sent.freed && layer_sequence(b, L, r, copy, &again) != SBF_OK)
+            return sbf_error(SBF_E_NOMEM, "%s, and the masked sequence could not be made again for the CPU engine",
+                             why);
+        snprintf(notice, sizeof notice, "%s: built on the CPU engine (the same bytes)", why);
         free(idx->notice);
-        idx->notice = strdup(why);   /* NULL when out of memory: the notice is lost, not the index */
+        idx->notice = strdup(notice);   /* NULL when out of memory: the notice is lost, not the index */
         memset(t->bits, 0, sbf_target_bytes(idx, t));
         dev = SBF_GPU_NONE;
         rc = SBF_OK;
