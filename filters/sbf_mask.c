@@ -16,23 +16,20 @@ struct sbf_mask {
     uint64_t slots;       /* a power of 2, at least twice the k-mers */
 };
 
-static uint64_t set_slot(const sbf_mask_t *m, uint64_t key) { return sbf_hash_word(key) & (m->slots - 1); }
-
-static int set_holds(const sbf_mask_t *m, uint64_t key)
+/* The slot holding key, or the free slot where it would go (linear probing). */
+static uint64_t set_find(const sbf_mask_t *m, uint64_t key)
 {
-    for (uint64_t i = set_slot(m, key);; i = (i + 1) & (m->slots - 1)) {
-        if (m->keys[i] == key)
-            return 1;
-        if (m->keys[i] == SET_EMPTY)
-            return 0;
-    }
+    uint64_t i = sbf_hash_word(key) & (m->slots - 1);
+    while (m->keys[i] != key && m->keys[i] != SET_EMPTY)
+        i = (i + 1) & (m->slots - 1);
+    return i;
 }
 
 /* Every valid canonical k-mer of codes[0..len) into the set (a k-mer spans no code 4). */
 static void set_add_all(sbf_mask_t *m, const uint8_t *codes, uint64_t len)
 {
     const unsigned k = (unsigned)m->k;
-    const uint64_t kmask = k == 32 ? ~0ull : (1ull << (2 * k)) - 1;
+    const uint64_t kmask = sbf_mask(k);
     sbf_roll_t r = {0, 0};
     unsigned have = 0;   /* bases since the last non-base */
     for (uint64_t j = 0; j < len; ++j) {
@@ -45,10 +42,7 @@ static void set_add_all(sbf_mask_t *m, const uint8_t *codes, uint64_t len)
         if (++have < k)
             continue;
         const uint64_t key = sbf_roll_canonical(&r);
-        uint64_t i = set_slot(m, key);
-        while (m->keys[i] != SET_EMPTY && m->keys[i] != key)
-            i = (i + 1) & (m->slots - 1);
-        m->keys[i] = key;
+        m->keys[set_find(m, key)] = key;
     }
 }
 
@@ -104,30 +98,39 @@ void sbf_mask_free(sbf_mask_t *m)
     free(m);
 }
 
+/* Bit q of held from the n positions start .. start + n - 1 (start a multiple of 64: chunks
+ * share no word), one at a time, each word ORed in once: when full, or at the last position. */
+typedef struct {
+    uint64_t *held, word, last;
+} held_writer_t;
+
+static inline void held_put(held_writer_t *w, uint64_t q, int bit)
+{
+    w->word |= (uint64_t)bit << (q & 63);
+    if ((q & 63) == 63 || q == w->last) {
+        w->held[q >> 6] |= w->word;
+        w->word = 0;
+    }
+}
+
 /* Mark in held the n k-mers from codes[start] (a multiple of 64) that the exact set holds. */
 static void set_mark(const sbf_mask_t *m, const uint8_t *codes, uint64_t start, uint64_t n, uint64_t *held)
 {
     const unsigned k = (unsigned)m->k;
-    const uint64_t kmask = k == 32 ? ~0ull : (1ull << (2 * k)) - 1;
+    const uint64_t kmask = sbf_mask(k);
     sbf_roll_t r = {0, 0};
     unsigned have = 0;
-    uint64_t word = 0;
+    held_writer_t w = {held, 0, start + n - 1};
     for (uint64_t j = start; j < start + n + k - 1; ++j) {
         const unsigned c = codes[j];
         have = c > 3 ? 0 : have + 1;
         sbf_roll_push(&r, c & 3, kmask, 2 * (k - 1));
         if (j + 1 < start + k)
             continue;
-        const uint64_t q = j + 1 - k;   /* the k-mer ending at j */
-        word |= (uint64_t)(have >= k && set_holds(m, sbf_roll_canonical(&r))) << (q & 63);
-        if ((q & 63) == 63 || q + 1 == start + n) {
-            held[q >> 6] |= word;
-            word = 0;
-        }
+        const uint64_t key = sbf_roll_canonical(&r);   /* the k-mer ending at j */
+        held_put(&w, j + 1 - k, have >= k && m->keys[set_find(m, key)] == key);
     }
 }
-
-#define MASK_CHUNK SBF_MASK_CHUNK
 
 typedef struct {
     const sbf_mask_t *mask;   /* or NULL */
@@ -145,8 +148,8 @@ typedef struct {
 /* The k-mer start positions [*start, *start + *n) of chunk c */
 static void chunk_range(const mask_job_t *job, uint64_t c, uint64_t *start, uint64_t *n)
 {
-    *start = c * MASK_CHUNK;
-    uint64_t end = *start + MASK_CHUNK + job->k - 1;
+    *start = c * SBF_MASK_CHUNK;
+    uint64_t end = *start + SBF_MASK_CHUNK + job->k - 1;
     if (end > job->len)
         end = job->len;
     *n = end - *start - job->k + 1;
@@ -265,45 +268,43 @@ unsigned sbf_kmer_dust(const uint8_t *codes, unsigned k)
     return score;
 }
 
-/* Mark in held the n k-mers from codes[start] (a multiple of 64: chunks share no word) whose
- * DUST score reaches min: the score of each window follows from the last by one trinucleotide
- * out and one in. The trinucleotides entering are rolled from the bases (one shift a base) and
- * kept in a ring for the step they leave; each word of held is written once. */
+/* One base into the rolling trinucleotide: the trinucleotide that ends with it (0..63), or 64
+ * while one of its three bases is not a base (*nonbase: how many more steps that lasts). */
+static inline unsigned tri_roll(unsigned *tri, unsigned *nonbase, unsigned c)
+{
+    *tri = (*tri << 2 | (c & 3)) & 63;
+    *nonbase = c > 3 ? 3 : *nonbase ? *nonbase - 1 : 0;
+    return *nonbase ? 64 : *tri;
+}
+
+/* Mark in held the n k-mers from codes[start] (a multiple of 64) whose DUST score reaches
+ * min: the score of each window follows from the last by one trinucleotide out and one in. The
+ * trinucleotides entering are rolled from the bases (one shift a base) and kept in a ring for
+ * the step they leave. */
 static void dust_mark(const uint8_t *codes, uint64_t start, uint64_t n, unsigned k, unsigned min, uint64_t *held)
 {
     if (k < 3)   /* no trinucleotide: every score is 0, below any min (>= 1) */
         return;
     uint8_t count[65] = {0}, ring[64];   /* ring[j & 63]: the trinucleotide at start + j; k - 2 < 64 */
-    unsigned score = 0, tri = 0, nonbase = 3;   /* the bases since the last non-base, up to 3 */
-    /* the trinucleotide starting at position j is known once codes[j + 2] is read */
-    uint64_t j = start;
-    for (; j < start + k; ++j) {   /* the first window: trinucleotides start .. start + k - 3 */
-        const unsigned c = codes[j];
-        tri = (tri << 2 | (c & 3)) & 63;
-        nonbase = c > 3 ? 3 : nonbase ? nonbase - 1 : 0;
+    unsigned score = 0, tri = 0, nonbase = 3;
+    /* the first window: the trinucleotides start .. start + k - 3, each known once its third
+     * base is read */
+    for (uint64_t j = start; j < start + k; ++j) {
+        const unsigned t = tri_roll(&tri, &nonbase, codes[j]);
         if (j >= start + 2) {
-            const unsigned t = nonbase ? 64 : tri;
             ring[(j - 2 - start) & 63] = (uint8_t)t;
             if (t < 64)
                 score += count[t]++;
         }
     }
-    uint64_t word = 0;
-    for (uint64_t i = 0;; ++i) {
-        const uint64_t q = start + i;
-        word |= (uint64_t)(score >= min) << (q & 63);
-        if (i + 1 == n || (q & 63) == 63) {
-            held[q >> 6] |= word;
-            word = 0;
-        }
-        if (i + 1 == n)
+    held_writer_t w = {held, 0, start + n - 1};
+    for (uint64_t q = start;; ++q) {
+        held_put(&w, q, score >= min);
+        if (q == w.last)
             break;
         /* the window moves to q + 1: the trinucleotide at q leaves, the one at q + k - 2 comes */
         const unsigned out = ring[(q - start) & 63];
-        const unsigned c = codes[q + k];
-        tri = (tri << 2 | (c & 3)) & 63;
-        nonbase = c > 3 ? 3 : nonbase ? nonbase - 1 : 0;
-        const unsigned in = nonbase ? 64 : tri;
+        const unsigned in = tri_roll(&tri, &nonbase, codes[q + k]);
         ring[(q + k - 2 - start) & 63] = (uint8_t)in;
         if (out < 64)
             score -= --count[out];
@@ -318,7 +319,7 @@ static void *mask_worker(void *arg)
     mask_job_t *job = arg;
     const sbf_index_t *bloom = job->mask ? job->mask->bloom : NULL;
     sbf_scan_t *sc = bloom ? malloc(sizeof *sc) : NULL;
-    uint8_t *presence = bloom ? malloc(MASK_CHUNK) : NULL;
+    uint8_t *presence = bloom ? malloc(SBF_MASK_CHUNK) : NULL;
     if (bloom && (!sc || !presence)) {
         __atomic_store_n(&job->status, SBF_E_NOMEM, __ATOMIC_RELAXED);
         free(sc);
@@ -371,7 +372,7 @@ int sbf_mask_apply(const sbf_mask_t *mask, int k_given, unsigned dust_min, const
     if (in->len < k)
         return SBF_OK;
     const uint64_t positions = in->len - k + 1;
-    mask_job_t job = {mask, (unsigned)k, dust_min, in->codes, in->len, (positions + MASK_CHUNK - 1) / MASK_CHUNK,
+    mask_job_t job = {mask, (unsigned)k, dust_min, in->codes, in->len, (positions + SBF_MASK_CHUNK - 1) / SBF_MASK_CHUNK,
                       NULL, NULL, NULL, NULL, NULL, 0, SBF_OK};
     const size_t per_chunk = (size_t)job.n_chunks * sizeof(uint64_t);
     int rc = SBF_OK;
