@@ -115,6 +115,18 @@ int sbf_seqbuf_join(sbf_seqbuf_t *dst, sbf_seqbuf_t *src, uint64_t lead_empty)
 
 int sbf_seqbuf_move(sbf_seqbuf_t *dst, sbf_seqbuf_t *src) { return sbf_seqbuf_join(dst, src, 0); }
 
+void sbf_seqbuf_restore(sbf_seqbuf_t *b, const sbf_seqbuf_t *before)
+{
+    if (before->len == 0) {   /* a moved buffer is not ours to keep */
+        sbf_seqbuf_free(b);
+        return;
+    }
+    b->len = before->len;   /* the same memory, perhaps grown */
+    b->bases = before->bases;
+    b->kmers = before->kmers;
+    b->run = before->run;
+}
+
 /* Counting a human genome's k-mers for another k is 3 GB to read: by chunks on every thread. */
 #define COUNT_CHUNK (1u << 20)
 

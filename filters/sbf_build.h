@@ -28,6 +28,9 @@ int sbf_seqbuf_move(sbf_seqbuf_t *dst, sbf_seqbuf_t *src);
  * lead_empty records were empty ones, before src's first record with bases (all of them when src
  * has none), which write a separator each after earlier bases, as they would have. */
 int sbf_seqbuf_join(sbf_seqbuf_t *dst, sbf_seqbuf_t *src, uint64_t lead_empty);
+/* Cut b back to what it held when `before` was copied from it (its records appended since then
+ * cut off; a buffer it took whole from another, when it held nothing, freed). */
+void sbf_seqbuf_restore(sbf_seqbuf_t *b, const sbf_seqbuf_t *before);
 
 /* Valid k-mer positions of b for k-mers of length k (b->kmers counts them for the k of the
  * appends), counted on up to `threads` threads. */

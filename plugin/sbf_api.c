@@ -230,14 +230,7 @@ SBF_EXPORT int sbf_builder_add_files(sbf_builder_t *b, int n, const int *targets
     rc = sbf_read_files(n, paths, b->params.k, b->opt.threads, take_file, &a);
     for (int i = 0; i < b->n_targets && rc != SBF_OK; ++i) {
         pending_target_t *t = &b->targets[i];
-        if (before[i].len == 0) {   /* a moved buffer is not ours to keep */
-            sbf_seqbuf_free(&t->seq);
-        } else {   /* the same memory, perhaps grown: the records appended are cut off */
-            t->seq.len = before[i].len;
-            t->seq.bases = before[i].bases;
-            t->seq.kmers = before[i].kmers;
-            t->seq.run = before[i].run;
-        }
+        sbf_seqbuf_restore(&t->seq, &before[i]);
         while (t->n_sources > sources[i])
             free(t->sources[--t->n_sources]);
     }

@@ -55,7 +55,7 @@ typedef struct {
     sbf_seqbuf_t seq;          /* its records, appended from empty */
     uint64_t lead_empty;       /* empty records before its first with bases */
     long long records;
-    int state;                 /* 0 waiting, 1 parsing, 2 parsed */
+    int parsed;
     int rc;                    /* SBF_OK, an error, or 1: a line starts with '+' */
     char *message;
 } piece_t;
@@ -128,7 +128,6 @@ static void *piece_worker(void *arg)
         if (job->stop || job->next >= job->n)
             break;
         piece_t *pc = job->p[job->next++];
-        pc->state = 1;
         pthread_mutex_unlock(&job->lock);
         const int rc = piece_parse(job, pc);
         char *message = rc < 0 ? strdup(sbf_error_message()) : NULL;
@@ -137,7 +136,7 @@ static void *piece_worker(void *arg)
         pthread_mutex_lock(&job->lock);
         pc->rc = rc;
         pc->message = message;
-        pc->state = 2;
+        pc->parsed = 1;
         pthread_cond_broadcast(&job->changed);
     }
     pthread_mutex_unlock(&job->lock);
@@ -153,7 +152,7 @@ static int pieces_join(pieces_t *job, int limit, int *joined, long long *records
     pthread_mutex_lock(&job->lock);
     while (*joined < job->n && rc == SBF_OK && !*again) {
         piece_t *pc = job->p[*joined];
-        if (pc->state != 2) {
+        if (!pc->parsed) {
             if (job->n - *joined <= limit && (limit == 0 || job->ahead <= PIECES_AHEAD_BYTES))
                 break;
             pthread_cond_wait(&job->changed, &job->lock);
@@ -329,14 +328,7 @@ int sbf_read_file_pieces(const char *path, int k, int threads, size_t piece_byte
     if (rc == SBF_OK && close_rc && !again)
         rc = close_rc;
     if (again) {
-        if (before.len == 0) {
-            sbf_seqbuf_free(seq);
-        } else {   /* the records appended are cut off */
-            seq->len = before.len;
-            seq->bases = before.bases;
-            seq->kmers = before.kmers;
-            seq->run = before.run;
-        }
+        sbf_seqbuf_restore(seq, &before);
         return read_records(path, k, threads, seq);
     }
     return rc;
