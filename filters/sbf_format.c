@@ -426,6 +426,21 @@ static void panel_sums_store(sbf_index_t *idx, const panel_sums_t *s)
             x->panels[q].checksum = s->sum[i++].sum;
 }
 
+/* The job run (the panels' sums, and its copy pieces if any), the sums stored into the panels,
+ * and the images made again with them: the same layout, checked. */
+static int sums_and_images(sbf_index_t *idx, sum_copy_job_t *job, int threads, image_t *im, image_t *layer,
+                           const char *path)
+{
+    sum_copy_run(job, threads);
+    panel_sums_store(idx, job->sums);
+    const uint64_t bytes = im->bytes;
+    images_free(im, layer);
+    int rc = images_prepare(idx, im, layer);
+    if (rc == SBF_OK && im->bytes != bytes)
+        rc = sbf_error(SBF_E_PARAM, "%s: internal error: the index's layout changed while written", path);
+    return rc;
+}
+
 /* The images through a mapping: SBF_OK, an error, or 1 when the file system offers no
  * reservation or no shared mapping (the caller then writes). */
 static int write_mapped(int fd, sbf_index_t *idx, image_t *im, image_t *layer, uint64_t total, int threads,
@@ -456,14 +471,8 @@ static int write_mapped(int fd, sbf_index_t *idx, image_t *im, image_t *layer, u
     if (rc == SBF_OK && idx->layer)
         rc = image_pieces(idx->layer, layer, map, im->bytes, &job, &cap);
     if (rc == SBF_OK) {
-        sum_copy_run(&job, threads);
-        panel_sums_store(idx, &sums);
-        /* the checksums known: the images again (the same sizes), their headers last */
-        const uint64_t bytes = im->bytes;
-        images_free(im, layer);
-        rc = images_prepare(idx, im, layer);
-        if (rc == SBF_OK && im->bytes != bytes)
-            rc = sbf_error(SBF_E_PARAM, "%s: internal error: the index's layout changed while written", path);
+        /* the checksums known: the images again, their headers last */
+        rc = sums_and_images(idx, &job, threads, im, layer, path);
         for (int i = 0; rc == SBF_OK && i < (idx->layer ? 2 : 1); ++i) {
             const image_t *x = i ? layer : im;
             uint8_t *at = map + (i ? im->bytes : 0);
@@ -525,14 +534,9 @@ int sbf_index_write(sbf_index_t *idx, const char *path)
         panel_sums_t sums;
         sum_copy_job_t job = {&sums, NULL, 0, 0};   /* the checksums alone */
         rc = panel_sums_init(idx, &sums) == 0 ? SBF_OK : sbf_error(SBF_E_NOMEM, "out of memory");
-        if (rc == SBF_OK) {
-            sum_copy_run(&job, threads);
-            panel_sums_store(idx, &sums);
-        }
-        panel_sums_free(&sums);
-        images_free(&im, &layer);
         if (rc == SBF_OK)
-            rc = images_prepare(idx, &im, &layer);
+            rc = sums_and_images(idx, &job, threads, &im, &layer, path);
+        panel_sums_free(&sums);
         if (rc == SBF_OK)
             rc = image_write(fd, idx, &im, path);
         if (rc == SBF_OK && idx->layer)
