@@ -810,7 +810,7 @@ static uint64_t *canonical_kmers(const uint8_t *codes, uint64_t len, int k, uint
 {
     uint64_t *v = malloc((len - (uint64_t)k + 1) * sizeof *v);
     assert_non_null(v);
-    const uint64_t kmask = k == 32 ? ~0ull : (1ull << (2 * k)) - 1;
+    const uint64_t kmask = sbf_mask((unsigned)k);
     sbf_roll_t r = {0, 0};
     for (uint64_t j = 0; j < len; ++j) {
         sbf_roll_push(&r, codes[j], kmask, 2u * ((unsigned)k - 1));
@@ -869,7 +869,7 @@ static void test_mask_small_exact_large_filter(void **state)
             assert_int_equal(left_out, in_mask);
         assert_int_equal(kept.kmers + left_out, n_t);
         /* no k-mer of the mask is kept */
-        const uint64_t kmask = (1ull << (2 * o.k)) - 1;
+        const uint64_t kmask = sbf_mask((unsigned)o.k);
         sbf_roll_t r = {0, 0};
         unsigned have = 0;
         uint64_t leaked = 0;

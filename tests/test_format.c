@@ -10,21 +10,6 @@
 #include "../filters/sbf_format.h"
 #include "../filters/sbf_index.h"
 
-static uint8_t *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    assert_int_equal(fseek(f, 0, SEEK_END), 0);
-    long n = ftell(f);
-    assert_true(n >= 0);
-    rewind(f);
-    uint8_t *buf = malloc((size_t)n + 1);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
-
 static void spit(const char *path, const uint8_t *buf, size_t len)
 {
     FILE *f = fopen(path, "wb");

@@ -86,28 +86,16 @@ static const sbf_opt_t *param_sets(size_t *n)
  * off a human build's peak) is finished on "auto" by the CPU engine, from the masked sequence
  * made again: the same bytes as a CPU build (both layers masked: DUST, the adapters), and the
  * notice names the failure. */
-static int save_and_read(const sbf_index_t *idx, char **bytes, size_t *n)
+static uint8_t *save_and_read(const sbf_index_t *idx, size_t *n)
 {
     char path[] = "/tmp/sbf_fallback_XXXXXX";
     int fd = mkstemp(path);
-    if (fd < 0)
-        return -1;
+    assert_true(fd >= 0);
     close(fd);
-    int rc = sbf_index_save(idx, path);
-    FILE *f = rc == 0 ? fopen(path, "rb") : NULL;
-    *bytes = NULL;
-    *n = 0;
-    if (f) {
-        fseek(f, 0, SEEK_END);
-        *n = (size_t)ftell(f);
-        rewind(f);
-        *bytes = malloc(*n ? *n : 1);
-        if (!*bytes || fread(*bytes, 1, *n, f) != *n)
-            rc = -1;
-        fclose(f);
-    }
+    assert_int_equal(sbf_index_save(idx, path), 0);
+    uint8_t *bytes = slurp(path, n);
     unlink(path);
-    return f ? rc : -1;
+    return bytes;
 }
 
 static void test_build_fallback_after_upload(void **state)
@@ -118,7 +106,7 @@ static void test_build_fallback_after_upload(void **state)
     char *g = random_dna(len);
     memset(g + 1000, 'A', 3000);   /* low complexity: DUST leaves it out, so the sequence is a copy */
     memcpy(g + 9000, "AGATCGGAAGAGCACACGTCTGAACTCCAGTCA", 33);   /* an adapter, for the layer */
-    char *bytes[2];
+    uint8_t *bytes[2];
     size_t n[2];
     for (int run = 0; run < 2; ++run) {
         sbf_opt_t o = test_opt(31, 21, 24, 2, 16);
@@ -139,7 +127,7 @@ static void test_build_fallback_after_upload(void **state)
             assert_true(notice && strstr(notice, "injected by a test") && strstr(notice, "built on the CPU engine"));
         else
             assert_null(notice);
-        assert_int_equal(save_and_read(idx, &bytes[run], &n[run]), 0);
+        bytes[run] = save_and_read(idx, &n[run]);
         sbf_idx_free(idx);
     }
     assert_true(n[0] > 0 && n[0] == n[1]);

@@ -62,6 +62,22 @@ static inline char *revcomp(const char *s, size_t len)
     return r;
 }
 
+/* The whole file at path (fails the test when it cannot be read). */
+static inline uint8_t *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, 0, SEEK_END), 0);
+    long n = ftell(f);
+    assert_true(n >= 0);
+    rewind(f);
+    uint8_t *buf = malloc((size_t)n + 1);
+    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    *len = (size_t)n;
+    return buf;
+}
+
 /* Options with the given k, m, s, H and bits per k-mer (shard size 512, one thread). */
 static inline sbf_opt_t test_opt(int k, int m, int s, int h, double bits)
 {
