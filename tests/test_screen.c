@@ -269,7 +269,7 @@ static void test_segments_not_chimeras(void **state)
     uhits[4 * 2] = uhits[4 * 2 + 1] = 0;   /* segment 4: low quality */
     uhits[10 * 2] = 7;                     /* segment 10: 7 of 20, and the relative 9 */
     uhits[10 * 2 + 1] = 9;
-    const sbf_segments_t seg = {first, end, ukmers, uhits};
+    const sbf_segments_t seg = {first, end, ukmers, uhits, NULL};   /* no read on the long-read layer */
     sbf_segments_gather(&seg, 1, 2, kmers, hits);
     uint8_t passing[2];
     sbf_frag_result_t r;
@@ -333,7 +333,7 @@ static void test_chimera_segments(void **state)
         uhits[q * 3 + (q < 3 ? 0 : 1)] = q < 3 ? 200 : 180;   /* noisy reads: a fifth of the k-mers */
         uhits[q * 3 + 2] = q == 1;                             /* a stray hit in target 2 */
     }
-    const sbf_segments_t seg = {first, end, ukmers, uhits};
+    const sbf_segments_t seg = {first, end, ukmers, uhits, NULL};   /* no read on the long-read layer */
     sbf_segments_gather(&seg, 1, 3, kmers, hits);
     assert_int_equal(kmers[0], 5000);
     assert_int_equal(hits[0], 600);
