@@ -47,7 +47,7 @@ static void drain(const char *path, int pairing, int two_files)
     bam1_t *scratch = NULL;
     while ((rc = sbf_input_next(in, &batch, 1000)) > 0)
         for (size_t i = 0; i < batch.n_reads; ++i) {
-            sbf_tags_t tags = {"target", 0.5f, 2, hits};
+            sbf_tags_t tags = {"target", 0.5f, 2, hits, 0};   /* no --rename */
             for (int k = 0; k < 2; ++k) {
                 if (sbf_writer_write(w[k], &batch.reads[i], i % 2 ? &tags : NULL) != SBF_OK && k == 0)
                     abort();   /* FASTQ text can hold any record */
