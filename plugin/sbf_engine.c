@@ -69,29 +69,53 @@ static void *query_worker(void *arg)
 
 /* The GPU copies of an index: one per device given to sbf_index_use_gpus(). Made at once
  * (sbf_engine_use_gpus) or on a thread of their own (sbf_engine_use_gpus_async): queries use
- * them once `ready` is set, the CPU engine before. */
-typedef struct {
+ * them once `ready` is set, the CPU engine before.
+ *
+ * An index's long-read layer has copies of its own, owned by the index's (`layer`, installed
+ * on idx->layer without a free of their own). Made on a thread, they are made only when a
+ * query first needs them: a short-read run never queries the layer, and a human index's layer
+ * is 3.4 of its 9.2 GB (issue 27: the upload of both held the GPU's first queries for 0.8-1.0
+ * s, the reads meanwhile on the CPU engine). */
+typedef struct gpu_copies_s gpu_copies_t;
+struct gpu_copies_s {
     int n;
     int device[SBF_MAX_GPUS];
     sbf_gpu_index_t *index[SBF_MAX_GPUS];
     unsigned next;   /* round robin of small blocking queries over the copies */
-    int ready;       /* atomic: every copy made, the long-read layer's too */
+    int ready;       /* atomic: every copy made */
     int stop;        /* atomic: the index is freed: an upload in flight stops */
-    int status;      /* why the upload thread failed (ready then stays 0), and its words */
+    int status;      /* why the upload failed (ready then stays 0), and its words */
     char error[256];
     double seconds;  /* the upload's, once over */
     uint64_t cpu_reads;   /* atomic: reads the CPU engine answered while the copies were made */
+    gpu_copies_t *layer;  /* the long-read layer's copies, or NULL (the index has none) */
+    gpu_copies_t *owner;  /* of a layer's copies made on demand: whose uploader makes them */
+    int wanted;           /* atomic, of a layer's copies: a query asked for them */
     int has_uploader;
     pthread_t uploader;
-    sbf_index_t *idx;   /* for the uploader */
-} gpu_copies_t;
+    pthread_mutex_t mu;   /* the uploader's wait for its layer's `wanted` or `stop` */
+    pthread_cond_t cv;
+    sbf_index_t *idx;     /* whose copies these are */
+};
 
 static void gpu_copies_free(void *p)
 {
     gpu_copies_t *c = p;
+    if (!c)
+        return;
     if (c->has_uploader) {
+        pthread_mutex_lock(&c->mu);
         __atomic_store_n(&c->stop, 1, __ATOMIC_RELAXED);
+        pthread_cond_broadcast(&c->cv);
+        pthread_mutex_unlock(&c->mu);
         pthread_join(c->uploader, NULL);
+        pthread_cond_destroy(&c->cv);
+        pthread_mutex_destroy(&c->mu);
+    }
+    if (c->layer) {   /* the layer's copies go with these: the layer's queries back on the CPU */
+        if (c->idx && c->idx->layer && __atomic_load_n(&c->idx->layer->accel, __ATOMIC_ACQUIRE) == c->layer)
+            __atomic_store_n(&c->idx->layer->accel, NULL, __ATOMIC_RELEASE);
+        gpu_copies_free(c->layer);
     }
     for (int i = 0; i < c->n; ++i)
         if (c->index[i])
@@ -101,9 +125,22 @@ static void gpu_copies_free(void *p)
 
 static int copies_ready(const gpu_copies_t *c) { return c && __atomic_load_n(&c->ready, __ATOMIC_ACQUIRE); }
 
-/* The copies' record for n devices (NULL: 0 to n-1), checked against the devices present;
- * nothing uploaded yet. */
-static int copies_new(int n, const int *devices, gpu_copies_t **out)
+/* A query found c not ready: when c are a layer's copies waiting to be asked for, the owner's
+ * uploader makes them now. */
+static void copies_want(gpu_copies_t *c)
+{
+    if (!c || !c->owner || __atomic_load_n(&c->wanted, __ATOMIC_RELAXED))
+        return;
+    gpu_copies_t *o = c->owner;
+    pthread_mutex_lock(&o->mu);   /* the uploader looks at `wanted` holding it: no wake-up lost */
+    __atomic_store_n(&c->wanted, 1, __ATOMIC_RELAXED);
+    pthread_cond_broadcast(&o->cv);
+    pthread_mutex_unlock(&o->mu);
+}
+
+/* The copies' record of idx for n devices (NULL: 0 to n-1), checked against the devices
+ * present; nothing uploaded yet. */
+static int copies_new(sbf_index_t *idx, int n, const int *devices, gpu_copies_t **out)
 {
     int have = sbf_gpu_count();
     *out = NULL;
@@ -123,89 +160,114 @@ static int copies_new(int n, const int *devices, gpu_copies_t **out)
     if (!c)
         return sbf_error(SBF_E_NOMEM, "out of memory");
     c->n = n;
+    c->idx = idx;
     for (int i = 0; i < n; ++i)
         c->device[i] = devices ? devices[i] : i;
     *out = c;
     return SBF_OK;
 }
 
-/* idx's queries go to c from now on (once it is ready); the copies it had are freed. The
- * store is atomic: an upload thread installs the layer's copies while queries run. */
+/* The copies with their layer's record too (when idx has a layer): nothing uploaded yet. */
+static int copies_new_with_layer(sbf_index_t *idx, int n, const int *devices, gpu_copies_t **out)
+{
+    int rc = copies_new(idx, n, devices, out);
+    if (rc == SBF_OK && idx->layer && (rc = copies_new(idx->layer, n, devices, &(*out)->layer)) != SBF_OK) {
+        gpu_copies_free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+/* idx's queries go to c from now on (once it is ready), its layer's to c's layer copies; the
+ * copies it had are freed. The stores are atomic: queries read them while an upload runs. */
 static void copies_install(sbf_index_t *idx, gpu_copies_t *c)
 {
     void *old = idx->accel;
     idx->accel_free = gpu_copies_free;
     __atomic_store_n(&idx->accel, c, __ATOMIC_RELEASE);
+    if (idx->layer && c->layer) {
+        idx->layer->accel_free = NULL;   /* freed with c */
+        __atomic_store_n(&idx->layer->accel, c->layer, __ATOMIC_RELEASE);
+    }
     if (old)
         gpu_copies_free(old);
 }
 
-/* Every copy of c uploaded, then the long-read layer's (installed on idx->layer, ready). */
-static int copies_make(gpu_copies_t *c, sbf_index_t *idx, const int *stop)
-{
-    for (int i = 0; i < c->n; ++i) {
-        int rc = sbf_gpu_index_upload_stoppable(c->device[i], idx, stop, &c->index[i]);
-        if (rc != SBF_OK)
-            return rc;
-    }
-    if (idx->layer) {
-        gpu_copies_t *lc;
-        int rc = copies_new(c->n, c->device, &lc);
-        if (rc == SBF_OK && (rc = copies_make(lc, idx->layer, stop)) != SBF_OK)
-            gpu_copies_free(lc);
-        if (rc != SBF_OK)
-            return rc;
-        lc->ready = 1;
-        copies_install(idx->layer, lc);
-    }
-    return SBF_OK;
-}
-
-/* copies_make() timed: c->seconds, and c ready when it succeeded. */
-static int copies_upload(gpu_copies_t *c, sbf_index_t *idx, const int *stop)
+/* Every copy of c (not its layer's) uploaded, timed (c->seconds); c ready when they all are,
+ * else the error in c->status and c->error. */
+static int copies_upload(gpu_copies_t *c, const int *stop)
 {
     const double t0 = sbf_now();
-    int rc = copies_make(c, idx, stop);
+    int rc = SBF_OK;
+    for (int i = 0; i < c->n && rc == SBF_OK; ++i)
+        rc = sbf_gpu_index_upload_stoppable(c->device[i], c->idx, stop, &c->index[i]);
     c->seconds = sbf_now() - t0;
-    if (rc == SBF_OK)
+    if (rc == SBF_OK) {
         __atomic_store_n(&c->ready, 1, __ATOMIC_RELEASE);
+    } else {
+        snprintf(c->error, sizeof c->error, "%s", sbf_error_message());
+        __atomic_store_n(&c->status, rc, __ATOMIC_RELEASE);   /* after its words */
+    }
     return rc;
 }
 
 int sbf_engine_use_gpus(sbf_index_t *idx, int n, const int *devices)
 {
     gpu_copies_t *c;
-    int rc = copies_new(n, devices, &c);
+    int rc = copies_new_with_layer(idx, n, devices, &c);
     if (rc != SBF_OK)
         return rc;
-    if ((rc = copies_upload(c, idx, NULL)) != SBF_OK) {   /* idx keeps the copies it had */
-        gpu_copies_free(c);
+    if ((rc = copies_upload(c, NULL)) != SBF_OK || (c->layer && (rc = copies_upload(c->layer, NULL)) != SBF_OK)) {
+        gpu_copies_free(c);   /* idx keeps the copies it had */
         return rc;
     }
     copies_install(idx, c);
     return SBF_OK;
 }
 
+/* The uploader: the index's copies, then its layer's once a query asks for them. */
 static void *upload_main(void *arg)
 {
-    gpu_copies_t *c = arg;
-    int rc = copies_upload(c, c->idx, &c->stop);
-    if (rc != SBF_OK) {
-        snprintf(c->error, sizeof c->error, "%s", sbf_error_message());
-        __atomic_store_n(&c->status, rc, __ATOMIC_RELEASE);   /* after its words */
+    gpu_copies_t *c = arg, *lc = c->layer;
+    if (copies_upload(c, &c->stop) != SBF_OK) {
+        if (lc) {   /* the layer's copies will not be made either: its state says why */
+            memcpy(lc->error, c->error, sizeof lc->error);
+            __atomic_store_n(&lc->status, c->status, __ATOMIC_RELEASE);
+        }
+        return NULL;
     }
+    if (!lc)
+        return NULL;
+    pthread_mutex_lock(&c->mu);
+    while (!__atomic_load_n(&lc->wanted, __ATOMIC_RELAXED) && !__atomic_load_n(&c->stop, __ATOMIC_RELAXED))
+        pthread_cond_wait(&c->cv, &c->mu);
+    pthread_mutex_unlock(&c->mu);
+    if (!__atomic_load_n(&c->stop, __ATOMIC_RELAXED))
+        (void)copies_upload(lc, &c->stop);
     return NULL;
 }
 
 int sbf_engine_use_gpus_async(sbf_index_t *idx, int n, const int *devices)
 {
     gpu_copies_t *c;
-    int rc = copies_new(n, devices, &c);
+    int rc = copies_new_with_layer(idx, n, devices, &c);
     if (rc != SBF_OK)
         return rc;
-    c->idx = idx;
+    if (c->layer)
+        c->layer->owner = c;
+    if (pthread_mutex_init(&c->mu, NULL) != 0) {
+        gpu_copies_free(c);
+        return sbf_error(SBF_E_THREAD, "cannot create a mutex");
+    }
+    if (pthread_cond_init(&c->cv, NULL) != 0) {
+        pthread_mutex_destroy(&c->mu);
+        gpu_copies_free(c);
+        return sbf_error(SBF_E_THREAD, "cannot create a condition variable");
+    }
     if (pthread_create(&c->uploader, NULL, upload_main, c) != 0) {
-        free(c);
+        pthread_cond_destroy(&c->cv);
+        pthread_mutex_destroy(&c->mu);
+        gpu_copies_free(c);
         return sbf_error(SBF_E_THREAD, "cannot start the thread that puts the index on the GPU");
     }
     c->has_uploader = 1;
@@ -218,6 +280,23 @@ int sbf_engine_ready(const sbf_index_t *idx)
     return copies_ready(__atomic_load_n(&idx->accel, __ATOMIC_ACQUIRE));
 }
 
+/* Where one record's copies stand: SBF_OK made (*seconds: how long it took), 1 not yet, or
+ * the error that stopped them. An uploader writes its status after the words, before it
+ * returns: a failure is seen whole. */
+static int copies_state(const gpu_copies_t *c, double *seconds)
+{
+    *seconds = 0;
+    if (copies_ready(c)) {
+        *seconds = c->seconds;
+        return SBF_OK;
+    }
+    int status = __atomic_load_n(&c->status, __ATOMIC_ACQUIRE);
+    if (status == SBF_OK)
+        return 1;
+    *seconds = c->seconds;
+    return sbf_error(status, "%s", c->error);
+}
+
 int sbf_engine_upload_state(const sbf_index_t *idx, double *seconds, uint64_t *cpu_reads)
 {
     const gpu_copies_t *c = __atomic_load_n(&idx->accel, __ATOMIC_ACQUIRE);
@@ -226,19 +305,21 @@ int sbf_engine_upload_state(const sbf_index_t *idx, double *seconds, uint64_t *c
     if (!c)
         return sbf_error(SBF_E_PARAM, "the index has no GPU copy");
     *cpu_reads = __atomic_load_n(&c->cpu_reads, __ATOMIC_RELAXED);
-    if (copies_ready(c)) {
-        *seconds = c->seconds;
-        return SBF_OK;
-    }
-    if (!c->has_uploader)
-        return 1;
-    /* the uploader's fields are read after it ended: joined only by the free; its status is
-     * written before it returns, so a failure is seen once the thread is done */
-    int status = __atomic_load_n(&c->status, __ATOMIC_ACQUIRE);
-    if (status == SBF_OK)
-        return 1;
-    *seconds = c->seconds;
-    return sbf_error(status, "%s", c->error);
+    return copies_state(c, seconds);
+}
+
+int sbf_engine_layer_upload_state(const sbf_index_t *idx, double *seconds, uint64_t *cpu_reads)
+{
+    const gpu_copies_t *c = __atomic_load_n(&idx->accel, __ATOMIC_ACQUIRE);
+    *seconds = 0;
+    *cpu_reads = 0;
+    if (!c || !c->layer)
+        return sbf_error(SBF_E_PARAM, "the index has no GPU copy of a long-read layer");
+    const gpu_copies_t *lc = c->layer;
+    *cpu_reads = __atomic_load_n(&lc->cpu_reads, __ATOMIC_RELAXED);
+    if (lc->owner && !copies_ready(lc) && !__atomic_load_n(&lc->wanted, __ATOMIC_RELAXED))
+        return 2;
+    return copies_state(lc, seconds);
 }
 
 void sbf_engine_drop_gpus(sbf_index_t *idx)
@@ -343,6 +424,8 @@ int sbf_engine_query(const sbf_index_t *idx, int slot, size_t n, const char *con
     gpu_copies_t *c = slot >= 0 ? __atomic_load_n(&idx->accel, __ATOMIC_ACQUIRE) : NULL;
     const size_t R = (size_t)idx->n_targets, chunk = UPLOAD_LOOK_READS * (size_t)(threads > 1 ? threads : 1);
     size_t done = 0;
+    if (c && !copies_ready(c))
+        copies_want(c);
     while (c && done < n && !copies_ready(c)) {
         const size_t m = n - done < chunk ? n - done : chunk;
         query_job_t job = {idx, m, seqs ? seqs + done : NULL, packed ? packed + done : NULL, lens + done,
@@ -398,8 +481,10 @@ int sbf_engine_query_any(const sbf_index_t *idx, size_t n, const char *const *se
     if (threads < 1)
         return sbf_error(SBF_E_PARAM, "thread count %d must be at least 1", threads);
     gpu_copies_t *c = __atomic_load_n(&idx->accel, __ATOMIC_ACQUIRE);
-    if (!copies_ready(c))
+    if (!copies_ready(c)) {
+        copies_want(c);
         return sbf_engine_query(idx, -1, n, seqs, packed, lens, kmers, hits, threads);
+    }
     int parts = (int)(n / GPU_SPLIT_MIN);
     parts = parts > c->n ? c->n : parts;
     if (parts <= 1)

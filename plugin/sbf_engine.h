@@ -21,9 +21,11 @@ int sbf_engine_slots(const sbf_index_t *idx);
  * engine knows, so the public API makes, drops and reads them only through these three. */
 int sbf_engine_use_gpus(sbf_index_t *idx, int n, const int *devices);
 /* The same made on a thread of its own: returns once the devices are checked, and until the
- * copies (the long-read layer's too) are all made, every query runs on the CPU engine, whose
- * answers are the same bits: a run screens its first reads while the index goes to the GPUs.
- * Freeing the index (or sbf_engine_drop_gpus) stops an upload in flight and waits for it. */
+ * copies are all made, every query runs on the CPU engine, whose answers are the same bits: a
+ * run screens its first reads while the index goes to the GPUs. The long-read layer's copies
+ * are made after the index's, when a query on the layer first asks for them (its queries run
+ * on the CPU engine until then): a short-read run never uploads the layer. Freeing the index
+ * (or sbf_engine_drop_gpus) stops an upload in flight and waits for it. */
 int sbf_engine_use_gpus_async(sbf_index_t *idx, int n, const int *devices);
 /* 1 when idx's GPU copies are made and answer queries, else 0. */
 int sbf_engine_ready(const sbf_index_t *idx);
@@ -32,6 +34,9 @@ int sbf_engine_ready(const sbf_index_t *idx);
  * SBF_E_PARAM when idx has no GPU copies at all. *cpu_reads: the reads of GPU queries that
  * the CPU engine answered meanwhile. */
 int sbf_engine_upload_state(const sbf_index_t *idx, double *seconds, uint64_t *cpu_reads);
+/* The same for the copies of idx's long-read layer, and 2 while no query has asked for them
+ * yet (sbf_engine_use_gpus_async); SBF_E_PARAM when idx has no GPU copies of a layer. */
+int sbf_engine_layer_upload_state(const sbf_index_t *idx, double *seconds, uint64_t *cpu_reads);
 /* Frees idx's GPU copies: its queries run on the CPU engine again
  * (sbf_index_use_gpu(SBF_GPU_NONE)). */
 void sbf_engine_drop_gpus(sbf_index_t *idx);

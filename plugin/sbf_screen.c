@@ -189,15 +189,16 @@ static void note_switches(screen_t *s)
         ksprintf(&s->switches, "%s%s", s->switches.l ? "," : "", "SBF_SIMD");
 }
 
-/* The reads the CPU engine answered for the GPU copies of the run's indexes since their uploads
- * began (an upload begun for an earlier sample counts its reads too). */
-static uint64_t upload_cpu_reads(const screen_t *s)
+/* The reads the CPU engine answered for the GPU copies of the run's indexes (of their long-read
+ * layers: `layer`) since their uploads began (an upload begun for an earlier sample counts its
+ * reads too). */
+static uint64_t upload_cpu_reads(const screen_t *s, int layer)
 {
     uint64_t total = 0;
     for (int x = 0; x < s->n_idx && sbf_engine_slots(s->idx[x]) > 0; ++x) {
         double seconds;
         uint64_t cpu_reads;
-        (void)sbf_engine_upload_state(s->idx[x], &seconds, &cpu_reads);
+        (void)(layer ? sbf_engine_layer_upload_state : sbf_engine_upload_state)(s->idx[x], &seconds, &cpu_reads);
         total += cpu_reads;
     }
     return total;
@@ -227,7 +228,8 @@ static int start_engine(run_t *r)
                 sbf_engine_drop_gpus(s->idx[y]);
             break;
         }
-    s->reads_on_cpu0 = upload_cpu_reads(s);   /* an earlier sample's (--samples) counted reads of its own */
+    s->reads_on_cpu0 = upload_cpu_reads(s, 0);   /* an earlier sample's (--samples) counted reads of its own */
+    s->layer_reads_on_cpu0 = upload_cpu_reads(s, 1);
     screen_describe_engine(s, r->engine, sizeof r->engine);
     const int slots = sbf_engine_slots(s->idx[0]);
     /* the CPU engine's threads: all of -@ for its one worker; on GPUs (while the indexes
@@ -290,9 +292,25 @@ static void upload_outcome(run_t *r)
         if (state < 0 || (state == 1 && s->upload_state == 0))
             s->upload_state = state;
     }
-    s->reads_on_cpu = upload_cpu_reads(s) - s->reads_on_cpu0;
+    s->reads_on_cpu = upload_cpu_reads(s, 0) - s->reads_on_cpu0;
     if (s->upload_state < 0)
         screen_describe_engine(s, r->engine, sizeof r->engine);
+    /* the long-read layers' copies: a failure is said; else the least advanced state */
+    s->layer_state = 2;
+    for (int x = 0; s->upload_state == 0 && x < s->n_idx && sbf_engine_slots(s->idx[x]) > 0; ++x) {
+        double seconds;
+        uint64_t cpu_reads;
+        int state = sbf_engine_layer_upload_state(s->idx[x], &seconds, &cpu_reads);
+        if (state == SBF_E_PARAM)   /* no layer */
+            continue;
+        s->t_layer_upload = seconds > s->t_layer_upload ? seconds : s->t_layer_upload;
+        if (state < 0 && s->layer_state >= 0)
+            fprintf(stderr, "sbf %s: notice: %s: the CPU engine answered the long reads\n", s->o->cmd,
+                    sbf_last_error());
+        if (state < 0 || (s->layer_state >= 0 && (state == 1 || (state == 0 && s->layer_state == 2))))
+            s->layer_state = state;
+    }
+    s->layer_reads_on_cpu = upload_cpu_reads(s, 1) - s->layer_reads_on_cpu0;
 }
 
 /* The run's summary: what was run, on what, with which rule. */

@@ -128,6 +128,12 @@ typedef struct {
     uint64_t reads_on_cpu;    /* of a GPU run: reads the CPU engine answered during the upload */
     uint64_t reads_on_cpu0;   /* the count before this run (an upload begun by an earlier sample) */
     int upload_kept;          /* the GPU copies were made for an earlier sample (--samples) */
+    /* the long-read layers' GPU copies, made when a long read first needs them: at the end, 0
+     * made, 1 being made, 2 not needed yet, < 0 failed (their reads on the CPU engine); the
+     * longest upload; the reads the CPU engine answered for them meanwhile (and before the run) */
+    int layer_state;
+    double t_layer_upload;
+    uint64_t layer_reads_on_cpu, layer_reads_on_cpu0;
     int query_threads;        /* each engine worker's CPU engine threads (-@; a GPU run's share of it) */
     int verified_now;         /* indexes whose filters this run verified (the others had a record) */
     int n_kept;               /* indexes opened by an earlier sample's run (--samples) */

@@ -372,6 +372,19 @@ void screen_print_stats(const screen_t *s, FILE *fp)
                 (unsigned long long)s->reads_on_cpu);
     else if (n > 0)
         fprintf(fp, ", GPU upload failed after %.2f", s->t_upload);
+    if (n > 0 && s->layered && s->upload_state == 0) {   /* the long-read layers, on demand */
+        if (s->layer_state == 0)
+            fprintf(fp, "; long-read layer uploaded in %.2f when first needed (%llu reads on the CPU engine meanwhile)",
+                    s->t_layer_upload, (unsigned long long)s->layer_reads_on_cpu);
+        else if (s->layer_state == 1)
+            fprintf(fp, "; long-read layer's upload stopped: the run ended first (%llu reads on the CPU engine)",
+                    (unsigned long long)s->layer_reads_on_cpu);
+        else if (s->layer_state == 2)
+            fprintf(fp, "; long-read layer not uploaded (no long read)");
+        else
+            fprintf(fp, "; long-read layer's upload failed (%llu reads on the CPU engine)",
+                    (unsigned long long)s->layer_reads_on_cpu);
+    }
     fputc('\n', fp);
     fprintf(fp, "sbf %s: input: %lld of %llu records parsed in place (FASTQ), %lld of them by the read-ahead; "
             "read-ahead busy %.2f thread-s, reader waited %.2f s\n", s->o->cmd, s->in_place,

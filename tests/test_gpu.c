@@ -550,6 +550,125 @@ static void query_identical(const sbf_opt_t *opt, int two_targets)
     free(g[1]);
 }
 
+/* The long-read layer's GPU copies are made on demand (sbf_engine_use_gpus_async): once the
+ * index's copies are made, the layer's wait (state 2) while only the index is queried; the first
+ * query on the layer starts them, answered by the CPU engine until they are made and by the GPU
+ * after: the CPU engine's bits all along. Dropped while the uploader waits for that query: it
+ * returns, the layer's copies gone with the index's. sbf_engine_use_gpus makes both at once. */
+static void expect_same(const char *what, size_t n, int R, const uint32_t *kc, const uint32_t *hc, const uint32_t *kx,
+                        const uint32_t *hx)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < n; ++i)
+        bad += kc[i] != kx[i] || memcmp(hc + i * (size_t)R, hx + i * (size_t)R, (size_t)R * sizeof *hc) != 0;
+    if (bad)
+        fail_msg("%s: %zu of %zu reads differ from the CPU engine", what, bad, n);
+}
+
+static void wait_state(int (*state_of)(const sbf_index_t *, double *, uint64_t *), const sbf_index_t *idx, int want,
+                       double *seconds, uint64_t *cpu_reads)
+{
+    int st;
+    const double t0 = now_s();
+    while ((st = state_of(idx, seconds, cpu_reads)) == 1 && now_s() - t0 < 60)
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    if (st != want)
+        fail_msg("upload state %d, expected %d: %s", st, want, st < 0 ? sbf_last_error() : "");
+}
+
+static void test_layer_on_demand(void **state)
+{
+    (void)state;
+    test_seed(505);
+    const size_t len = 2000000, N = 20000, L = 2000;
+    char *g = random_dna(len);
+    sbf_opt_t o = test_opt(31, 21, 24, 2, 16);
+    o.gpu = SBF_GPU_NONE;
+    sbf_builder_t *b;
+    sbf_index_t *idx;
+    assert_int_equal(sbf_builder_init(&o, &b), 0);
+    assert_int_equal(sbf_builder_add_target(b, "g"), 0);
+    assert_int_equal(sbf_builder_add_seq(b, 0, g, len), 0);
+    if (sbf_builder_finish(b, &idx) != 0)
+        fail_msg("%s", sbf_error_message());
+    const sbf_index_t *ly = idx->layer;
+    assert_non_null(ly);
+    /* long reads: half cut from the target, half random */
+    char **seqs = malloc(N * sizeof *seqs);
+    size_t *lens = malloc(N * sizeof *lens);
+    assert_true(seqs && lens);
+    for (size_t i = 0; i < N; ++i) {
+        lens[i] = L;
+        seqs[i] = i & 1 ? random_dna(L) : g + test_rand() % (len - L);
+    }
+    const int R = ly->n_targets;
+    uint32_t *kc = malloc(N * sizeof *kc), *hc = malloc(N * (size_t)R * sizeof *hc);
+    uint32_t *kx = malloc(N * sizeof *kx), *hx = malloc(N * (size_t)R * sizeof *hx);
+    assert_true(kc && hc && kx && hx);
+    assert_int_equal(sbf_engine_query(ly, -1, N, (const char *const *)seqs, NULL, lens, kc, hc, 2), 0);
+    uint64_t hits = 0, kmers = 0;
+    for (size_t i = 0; i < N; ++i)
+        kmers += kc[i], hits += hc[i * (size_t)R];
+    assert_true(hits > 0 && hits < kmers);   /* found and not found */
+
+    double seconds, main_seconds;
+    uint64_t cpu_reads;
+    if (sbf_engine_use_gpus_async(idx, 1, NULL) != 0)
+        fail_msg("%s", sbf_last_error());
+    wait_state(sbf_engine_upload_state, idx, 0, &main_seconds, &cpu_reads);
+    /* the index's queries leave the layer alone */
+    assert_int_equal(sbf_engine_query(idx, 0, N, (const char *const *)seqs, NULL, lens, kx, hx, 2), 0);
+    nanosleep(&(struct timespec){0, 100000000}, NULL);
+    assert_int_equal(sbf_engine_layer_upload_state(idx, &seconds, &cpu_reads), 2);
+    assert_false(sbf_engine_ready(ly));
+    /* the first query on the layer: the CPU engine answers until its copies are made */
+    memset(kx, 0xff, N * sizeof *kx);
+    assert_int_equal(sbf_engine_query(ly, 0, N, (const char *const *)seqs, NULL, lens, kx, hx, 2), 0);
+    expect_same("layer, first query", N, R, kc, hc, kx, hx);
+    wait_state(sbf_engine_layer_upload_state, idx, 0, &seconds, &cpu_reads);
+    assert_true(sbf_engine_ready(ly));
+    const uint64_t on_cpu = cpu_reads;
+    assert_true(on_cpu <= N);
+    memset(kx, 0xff, N * sizeof *kx);
+    assert_int_equal(sbf_engine_query(ly, 0, N, (const char *const *)seqs, NULL, lens, kx, hx, 2), 0);
+    expect_same("layer on the GPU", N, R, kc, hc, kx, hx);
+    assert_int_equal(sbf_engine_layer_upload_state(idx, &seconds, &cpu_reads), 0);
+    assert_int_equal(cpu_reads, on_cpu);   /* the GPU answered the second query */
+    print_message("layer on demand: index uploaded in %.3f s, layer when asked in %.3f s; %llu of %zu reads of the first "
+                  "layer query on the CPU engine, all identical\n", main_seconds, seconds, (unsigned long long)on_cpu, N);
+
+    /* dropped while the uploader waits for a layer query */
+    if (sbf_engine_use_gpus_async(idx, 1, NULL) != 0)
+        fail_msg("%s", sbf_last_error());
+    wait_state(sbf_engine_upload_state, idx, 0, &seconds, &cpu_reads);
+    const double t0 = now_s();
+    sbf_engine_drop_gpus(idx);
+    print_message("layer on demand: dropped while waiting for a layer query: %.3f s\n", now_s() - t0);
+    assert_int_equal(sbf_engine_gpus(idx, NULL, 0), 0);
+    assert_int_equal(sbf_engine_gpus(ly, NULL, 0), 0);
+    assert_false(sbf_engine_ready(ly));
+
+    /* at once: both */
+    if (sbf_engine_use_gpus(idx, 1, NULL) != 0)
+        fail_msg("%s", sbf_last_error());
+    assert_true(sbf_engine_ready(idx) && sbf_engine_ready(ly));
+    assert_int_equal(sbf_engine_layer_upload_state(idx, &seconds, &cpu_reads), 0);
+    memset(kx, 0xff, N * sizeof *kx);
+    assert_int_equal(sbf_engine_query(ly, 0, N, (const char *const *)seqs, NULL, lens, kx, hx, 2), 0);
+    expect_same("layer, blocking upload", N, R, kc, hc, kx, hx);
+
+    sbf_idx_free(idx);
+    for (size_t i = 1; i < N; i += 2)
+        free(seqs[i]);
+    free(seqs);
+    free(lens);
+    free(kc);
+    free(hc);
+    free(kx);
+    free(hx);
+    free(g);
+}
+
 static void test_query_identical(void **state)
 {
     (void)state;
@@ -791,6 +910,7 @@ int main(void)
         cmocka_unit_test(test_build_identical),
         cmocka_unit_test(test_build_fallback_after_upload),
         cmocka_unit_test(test_query_identical),
+        cmocka_unit_test(test_layer_on_demand),
         cmocka_unit_test(test_query_many_targets),
         cmocka_unit_test(test_kmers_identical),
     };

@@ -68,6 +68,19 @@ samtools import -@ 8 -1 "$tmp/r1.fq" -2 "$tmp/r2.fq" -o "$tmp/in.bam" 2> /dev/nu
   cmp <(samtools view "$tmp/cpu.bam") <(samtools view "$tmp/gpu.bam") &&
   echo "sbf classify: 200,000 BAM pairs tagged identically on CPU and GPU (engines checked)" || status=1
 grep -E 'engine|stages' "$tmp/gpu.err"; grep -h '"seconds"' "$tmp/cpu.json" "$tmp/gpu.json" | tr -d '\n'; echo " (CPU, GPU)"
+# the long-read layer goes to the GPU when the first long read needs it: never for short reads
+grep -q "long-read layer not uploaded (no long read)" "$tmp/gpu.err" &&
+  echo "sbf classify: short reads only: the long-read layer stayed off the GPU" ||
+  { echo "FAILED: short reads: no 'long-read layer not uploaded' in --stats: $(grep opening "$tmp/gpu.err")"; status=1; }
+wgsim -N 20000 -1 3000 -2 3000 -e 0.01 -r 0 -R 0 -S 11 "$tmp/20.fa" "$tmp/l1.fq" /dev/null > /dev/null 2>&1 &&
+  ./sbf classify --gpu none -@ 8 --hits -x "$tmp/cpu.sbf" -o "$tmp/lcpu.fq" --json "$tmp/lcpu.json" "$tmp/l1.fq" 2> /dev/null &&
+  ./sbf classify --gpu 0 -@ 8 --hits -x "$tmp/cpu.sbf" -o "$tmp/lgpu.fq" --json "$tmp/lgpu.json" --stats "$tmp/l1.fq" 2> "$tmp/lgpu.err" &&
+  grep -q '"engine": "CPU' "$tmp/lcpu.json" && grep -q '"engine": "GPU' "$tmp/lgpu.json" &&
+  [ "$(awk 'NR % 4 == 1' "$tmp/lgpu.fq" | wc -l)" -eq 20000 ] && cmp "$tmp/lcpu.fq" "$tmp/lgpu.fq" &&
+  grep -q "long-read layer uploaded in [0-9.]* when first needed" "$tmp/lgpu.err" &&
+  echo "sbf classify: 20,000 reads of 3 kbp identical on CPU and GPU, the layer uploaded when first needed" ||
+  { echo "FAILED: long reads on the GPU: $(grep -E 'opening|error' "$tmp/lgpu.err")"; status=1; }
+grep -h opening "$tmp/lgpu.err"
 rm -rf "$tmp"
 if ls .devdata/real/*.fq.gz > /dev/null 2>&1; then
   echo "== real reads (bench/real.sh sets): sbf classify on the GPU and the CPU engine, every record compared"
