@@ -19,7 +19,14 @@
 #include "sbf_gpu_int.h"
 
 #define UPLOAD_CHUNK ((size_t)16 << 20)
-#define UPLOAD_THREADS 8
+/* Threads of a staged copy. An index's upload runs beside a screening run's reader,
+ * parse-ahead and CPU-engine threads: with the cores busy, fewer copying threads finish sooner
+ * (H200 machine, the 5.7 GB human filter uploaded beside a FASTQ run, two rounds: 4 threads
+ * 0.35-0.40 s, 8 threads 0.43-0.45 s, 16 threads 0.61-0.66 s; doc/gpu-notes.md). A build's
+ * copies run alone, and the filter's copy back faults its fresh pages in: shared by 8. */
+#define UPLOAD_THREADS 4
+#define BUILD_COPY_THREADS 8
+#define MAX_COPY_THREADS 8
 #define UPLOAD_STAGED_MIN ((size_t)256 << 20)
 
 typedef struct {
@@ -108,7 +115,7 @@ done:
 
 /* The staged copy of an array of UPLOAD_STAGED_MIN bytes or more. */
 static int copy_staged(int device, int to_device, const char *what, void *dst, const void *src, size_t bytes,
-                       const int *stop)
+                       int threads, const int *stop)
 {
     upload_job_t job;
     memset(&job, 0, sizeof job);
@@ -122,9 +129,9 @@ static int copy_staged(int device, int to_device, const char *what, void *dst, c
     job.error = cudaSuccess;
     if (pthread_mutex_init(&job.lock, NULL) != 0)
         return sbf_error(SBF_E_THREAD, "cannot create a mutex");
-    pthread_t th[UPLOAD_THREADS];
+    pthread_t th[MAX_COPY_THREADS];
     int started = 0;
-    for (; started < UPLOAD_THREADS - 1; ++started)
+    for (; started < threads - 1 && started < MAX_COPY_THREADS - 1; ++started)
         if (pthread_create(&th[started], NULL, upload_worker, &job) != 0)
             break;   /* fewer threads: slower, not wrong */
     upload_worker(&job);   /* on this thread too: it sets the device the caller had set already */
@@ -141,11 +148,11 @@ static int copy_staged(int device, int to_device, const char *what, void *dst, c
 
 /* Large arrays staged by threads, small ones in one cudaMemcpy. */
 static int copy_array(int device, int to_device, const char *what, void *dst, const void *src, size_t bytes,
-                      const int *stop)
+                      int threads, const int *stop)
 {
     int rc = SBF_OK;
     if (bytes >= UPLOAD_STAGED_MIN)
-        return copy_staged(device, to_device, what, dst, src, bytes, stop);
+        return copy_staged(device, to_device, what, dst, src, bytes, threads, stop);
     CUDA_TRY(cudaMemcpy(dst, src, bytes, to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost));
     return SBF_OK;
 fail:
@@ -156,15 +163,15 @@ int gpu_upload(int device, void *dst, const void *src, size_t bytes, const int *
 {
     if (stop && __atomic_load_n(stop, __ATOMIC_RELAXED))
         return sbf_error(SBF_E_IO, "the upload of the index was stopped");
-    return copy_array(device, 1, "uploading the index", dst, src, bytes, stop);
+    return copy_array(device, 1, "uploading the index", dst, src, bytes, UPLOAD_THREADS, stop);
 }
 
 int gpu_copy_to_device(int device, void *dst, const void *src, size_t bytes, const char *what)
 {
-    return copy_array(device, 1, what, dst, src, bytes, NULL);
+    return copy_array(device, 1, what, dst, src, bytes, BUILD_COPY_THREADS, NULL);
 }
 
 int gpu_copy_to_host(int device, void *dst, const void *src, size_t bytes, const char *what)
 {
-    return copy_array(device, 0, what, dst, src, bytes, NULL);
+    return copy_array(device, 0, what, dst, src, bytes, BUILD_COPY_THREADS, NULL);
 }
