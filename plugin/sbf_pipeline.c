@@ -129,7 +129,7 @@ int pipeline_open(const pipeline_opt_t *opt, pipeline_t **out)
         return sbf_error(SBF_E_NOMEM, "out of memory");
     p->o = *opt;
     int per = opt->workers_per_copy > 0 ? opt->workers_per_copy : 2;
-    p->n_workers = opt->gpu_copies > 0 ? opt->gpu_copies * per : 1;
+    p->n_workers = opt->gpu_copies > 0 ? opt->gpu_copies * per : opt->cpu_workers > 1 ? opt->cpu_workers : 1;
     p->cap = opt->in_flight > 0 ? (size_t)opt->in_flight : 2 * (size_t)p->n_workers + 2;
     p->ring = calloc(p->cap, sizeof *p->ring);
     p->workers = calloc((size_t)p->n_workers, sizeof *p->workers);

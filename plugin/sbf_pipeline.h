@@ -5,8 +5,8 @@
  * `in_flight` submitted and not yet delivered; `deliver` is called for each batch in submission
  * order, by one worker at a time (whichever finishes the batch next in line). Each worker has a
  * slot: with GPU copies of the index, two workers per copy (one packs and copies a batch while
- * the other's kernel runs); on the CPU engine one worker, slot -1, which uses the caller's
- * thread count inside the query. */
+ * the other's kernel runs); on the CPU engine `cpu_workers` workers (one by default), slot -1,
+ * each using its share of the caller's threads inside the query. */
 #ifndef SBF_PIPELINE_H
 #define SBF_PIPELINE_H
 
@@ -17,6 +17,7 @@ typedef struct pipeline_s pipeline_t;
 typedef struct {
     int gpu_copies;        /* GPU copies of the index (sbf_engine_slots), 0 for the CPU engine */
     int workers_per_copy;  /* [2] */
+    int cpu_workers;       /* without GPU copies: the workers [1] */
     int in_flight;         /* 0: 2 per worker + 2 */
     /* Runs on a worker: query the batch on `slot` (a GPU copy, or -1). 0 or a status whose
      * message is the worker's sbf_error_message(). */

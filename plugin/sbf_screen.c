@@ -42,7 +42,11 @@ typedef struct {
 
 /* Batches in the engine at once: its workers on each GPU copy and one more to hide the
  * hand-over, or the CPU engine's one worker. */
-static int engine_in_flight(int gpu_copies) { return gpu_copies > 0 ? GPU_WORKERS_PER_COPY * gpu_copies + 1 : 1; }
+static int engine_in_flight(int gpu_copies, int threads)
+{
+    const int cpu = screen_cpu_workers(threads);
+    return gpu_copies > 0 ? GPU_WORKERS_PER_COPY * gpu_copies + 1 : cpu > 1 ? cpu + 1 : 1;
+}
 
 /* The GPUs the options may use get their CUDA contexts made on a thread of their own while
  * the indexes load and the files open: made by the upload, a context cost 0.2-0.3 s of a run
@@ -92,7 +96,12 @@ static int load_run(run_t *r)
     if (screen_setup_categories(s) < 0 || screen_setup_selection(s) < 0 || summary_alloc(&s->sum, s->R) < 0)
         return -1;
     r->n_gpus = cli_gpu_resolve(o->cmd, &o->gpus, r->dev);
-    s->batch_bases = o->batch_bases ? o->batch_bases : r->n_gpus > 0 ? DEFAULT_GPU_BATCH_BASES : DEFAULT_BATCH_BASES;
+    /* the CPU engine's default divided among its workers: the same memory as one worker's
+     * (H200, -@ 16, 2 M pairs: 4 workers at 16 Mbp 1.26-1.35 s and 0.93-1.0 GB, at 4 Mbp
+     * 1.15-1.24 s and 0.53 GB) */
+    s->batch_bases = o->batch_bases            ? o->batch_bases
+                     : r->n_gpus > 0           ? DEFAULT_GPU_BATCH_BASES
+                                               : DEFAULT_BATCH_BASES / (size_t)screen_cpu_workers(o->threads);
     if (r->n_gpus > 0 && o->gpu_mem_limit && screen_gpu_bytes_needed(s) > o->gpu_mem_limit) {
         char need[32], limit[32];
         fprintf(stderr, "sbf %s: notice: the index and batches need %s on the GPU, more than --gpu-mem-limit %s: "
@@ -144,7 +153,7 @@ static int start_reader(run_t *r)
     /* The engine: GPU_WORKERS_PER_COPY workers per GPU copy (batches are packed, copied, scored
      * and formatted while others' kernels run), with one batch more in flight to hide the
      * hand-over; or one worker on the CPU threads. Jobs: those, plus one being read, one being written and one between. */
-    s->n_jobs = engine_in_flight(r->n_gpus) + 3;
+    s->n_jobs = engine_in_flight(r->n_gpus, o->threads) + 3;
     if (sbf_queue_init(&s->free_q, (size_t)s->n_jobs) < 0 || sbf_queue_init(&s->class_q, (size_t)s->n_jobs) < 0 ||
         sbf_queue_init(&s->write_q, (size_t)s->n_jobs) < 0) {
         cli_error(o->cmd, "out of memory");
@@ -232,17 +241,19 @@ static int start_engine(run_t *r)
     s->layer_reads_on_cpu0 = upload_cpu_reads(s, 1);
     screen_describe_engine(s, r->engine, sizeof r->engine);
     const int slots = sbf_engine_slots(s->idx[0]);
-    /* the CPU engine's threads: all of -@ for its one worker; on GPUs (while the indexes
-     * upload) the workers share them, beside the upload's own threads */
-    s->query_threads = slots > 0 ? o->threads / (GPU_WORKERS_PER_COPY * slots) : o->threads;
+    /* the CPU engine's threads: -@ shared by its workers; on GPUs (while the indexes upload)
+     * the GPU workers share them, beside the upload's own threads */
+    const int cpu_workers = slots > 0 ? 0 : screen_cpu_workers(o->threads);
+    s->query_threads = slots > 0 ? o->threads / (GPU_WORKERS_PER_COPY * slots) : o->threads / cpu_workers;
     if (s->query_threads < 1)
         s->query_threads = 1;
-    /* Encoding in the workers pays on GPUs (the writer thread is then the limit); the CPU
-     * engine's one worker is already the limit, and the writer thread formats beside it. */
+    /* Encoding in the workers pays on GPUs and with several CPU workers (the writer thread is
+     * then the limit); one CPU worker is the limit itself, and the writer formats beside it. */
     s->null_engine = getenv("SBF_NULL_ENGINE") != NULL;
-    s->encode &= slots > 0 || getenv("SBF_ENCODE") != NULL;   /* SBF_ENCODE: tests, on the CPU */
+    s->encode &= slots > 0 || cpu_workers > 1 || getenv("SBF_ENCODE") != NULL;   /* SBF_ENCODE: tests, on the CPU */
     note_switches(s);
-    pipeline_opt_t po = {.gpu_copies = slots, .workers_per_copy = GPU_WORKERS_PER_COPY, .in_flight = engine_in_flight(slots),
+    pipeline_opt_t po = {.gpu_copies = slots, .workers_per_copy = GPU_WORKERS_PER_COPY, .cpu_workers = cpu_workers,
+                         .in_flight = engine_in_flight(slots, o->threads),
                          .work = screen_work_job, .deliver = screen_deliver_job, .ctx = s, .marks_busy = 1};
     if (pipeline_open(&po, &s->engine) != SBF_OK) {
         screen_fail(s, sbf_error_message());

@@ -181,6 +181,8 @@ int screen_open_inputs(screen_t *s, sbf_reader_t **first);
 uint64_t screen_gpu_bytes_needed(const screen_t *s);
 /* The engine in words ("CPU, 4 threads", "GPU 0 (...)") for the summaries. */
 void screen_describe_engine(screen_t *s, char *buf, size_t size);
+/* The CPU engine's workers for -@ threads (batches in work at once, each on its share). */
+int screen_cpu_workers(int threads);
 /* --stats: the time of each stage, peak memory and the stage that limits the run. */
 void screen_print_stats(const screen_t *s, FILE *fp);
 

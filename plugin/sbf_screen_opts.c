@@ -129,7 +129,7 @@ void screen_usage_common(FILE *fp)
             "  -@, --threads N      threads compressing the outputs (from 4 on, N/4 more\n"
             "                       decompress the inputs) and for the CPU engine [1]\n"
             "  -K, --batch SIZE     bases per batch; memory is about 4 batches, 4 more per GPU\n"
-            "                       [%uM; %uM with a GPU]\n"
+            "                       [%uM over the CPU engine's workers; %uM with a GPU]\n"
             "      --gpu auto|none|all|ID[,ID..]  CUDA devices: the first (auto), every one, or those\n"
             "                          listed; batches run on all of them; same results as the\n"
             "                          CPU engine [auto]\n"

@@ -206,6 +206,26 @@ SBF_ENCODE=1 "$SBF" classify -x idx.sbf -K 20K --no-PG --split 'e_%.bam' r1.fq r
   "$SBF" classify -x idx.sbf -K 20K --no-PG --split 'o_%.bam' r1.fq r2.fq 2> /dev/null
 check "split with encoded records: the same files" sh -c 'for f in e_*.bam; do cmp -s "$f" "o_${f#e_}" || exit 1; done'
 
+# ---- the CPU engine's workers (2 from -@ 8, 4 from -@ 16; small batches, so each has many)
+# give -@ 1's bytes: BAM with hit tags, both mates of a filter, the JSON's counts ----------------
+"$SBF" classify --gpu none -x idx.sbf -K 20K --hits --no-PG --json w1.json -o w1.bam r1.fq r2.fq 2> /dev/null &&
+  "$SBF" filter --gpu none -x idx.sbf -K 20K --remove human -1 w1_1.fq -2 w1_2.fq r1.fq r2.fq 2> /dev/null
+check "CPU engine, one worker: classify and filter ran" test $? -eq 0 -a -s w1.bam -a -s w1_1.fq
+for t in 8 16; do
+  w=$((t / 4))
+  "$SBF" classify --gpu none -x idx.sbf -@ $t -K 20K --hits --no-PG --json w$t.json -o w$t.bam r1.fq r2.fq 2> w$t.err
+  check "CPU engine, -@ $t: classify exit 0, $w workers named" \
+    sh -c "test $? -eq 0 && grep -q 'engine CPU, $t threads in $w workers' w$t.err && grep -q '\"engine\": \"CPU, $t threads in $w workers' w$t.json"
+  check "CPU engine, -@ $t ($w workers): BAM records those of one worker" \
+    cmp -s <(samtools view w1.bam) <(samtools view w$t.bam)
+  check "CPU engine, -@ $t ($w workers): the JSON's counts those of one worker" \
+    cmp -s <(grep -v '"seconds"\|"reads_per_second"\|"engine"\|"data"' w1.json) \
+           <(grep -v '"seconds"\|"reads_per_second"\|"engine"\|"data"' w$t.json)
+  "$SBF" filter --gpu none -x idx.sbf -@ $t -K 20K --remove human -1 w${t}_1.fq -2 w${t}_2.fq r1.fq r2.fq 2> /dev/null
+  check "CPU engine, -@ $t ($w workers): filter exit 0, both mate files those of one worker" \
+    sh -c "test $? -eq 0 && cmp -s w1_1.fq w${t}_1.fq && cmp -s w1_2.fq w${t}_2.fq"
+done
+
 # ---- GPU and CPU engines give identical outputs (skipped without a GPU) ---------------------------
 # Each comparison proves that both engines ran (exit 0, and the engine named in the --json
 # summary) and that there was something to compare (non-empty outputs), then compares every
