@@ -443,9 +443,14 @@ static int sums_and_images(sbf_index_t *idx, sum_copy_job_t *job, int threads, i
 
 /* The images through a mapping: SBF_OK, an error, or 1 when the file system offers no
  * reservation or no shared mapping (the caller then writes). */
+int sbf_format_write_unmapped = 0;
+unsigned sbf_format_unmapped_writes = 0;
+
 static int write_mapped(int fd, sbf_index_t *idx, image_t *im, image_t *layer, uint64_t total, int threads,
                         const char *path)
 {
+    if (sbf_format_write_unmapped)
+        return 1;
     int e = posix_fallocate(fd, 0, (off_t)total);
     if (e == EOPNOTSUPP || e == EINVAL || e == ENODEV)
         return 1;
@@ -541,6 +546,8 @@ int sbf_index_write(sbf_index_t *idx, const char *path)
             rc = image_write(fd, idx, &im, path);
         if (rc == SBF_OK && idx->layer)
             rc = image_write(fd, idx->layer, &layer, path);
+        if (rc == SBF_OK)
+            __atomic_fetch_add(&sbf_format_unmapped_writes, 1u, __ATOMIC_RELAXED);
     }
     if (fd >= 0) {
         /* No fsync: the kernel writes the pages back after the rename. A file the machine lost

@@ -16,8 +16,14 @@
  * which covers every filter array's: two files with the same identity hold the same index. */
 uint64_t sbf_format_identity(const uint8_t *header, const uint8_t *layer_header);
 
-/* Write idx to path atomically (temporary file in the same folder, fsync, rename). */
+/* Write idx to path atomically (temporary file in the same folder, then renamed): through a
+ * shared mapping of the file, or with write() where the file system offers no reservation
+ * (posix_fallocate) or no shared mapping; the same bytes either way. */
 int sbf_index_write(sbf_index_t *idx, const char *path);
+/* Tests only: non-zero sends sbf_index_write down its write() path, as such a file system
+ * would; each index that path wrote is counted (tests/test_format.c compares the two paths). */
+extern int sbf_format_write_unmapped;
+extern unsigned sbf_format_unmapped_writes;
 
 /* Map path and check it. With verify set, every filter array's checksum is checked too
  * (one pass over the file); header and metadata are always checked. */

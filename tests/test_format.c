@@ -89,6 +89,38 @@ static void test_round_trip(void **state)
     free(p2);
 }
 
+/* The write() path (a file system without posix_fallocate or shared mappings, forced here)
+ * writes the bytes of the mapped path, long-read layer included, and the file loads with every
+ * checksum verified. */
+static void test_write_path_same_bytes(void **state)
+{
+    (void)state;
+    char *p1 = path_in_tmp("mapped.sbf"), *p2 = path_in_tmp("written.sbf");
+    sbf_index_t *built = small_index(p1), *loaded;
+    assert_non_null(built->layer);
+    const unsigned before = sbf_format_unmapped_writes;
+    sbf_format_write_unmapped = 1;
+    const int rc = sbf_index_save(built, p2);
+    sbf_format_write_unmapped = 0;
+    assert_int_equal(rc, SBF_OK);
+    assert_int_equal(sbf_format_unmapped_writes, before + 1);   /* the write() path wrote it */
+    size_t l1, l2;
+    uint8_t *f1 = slurp(p1, &l1), *f2 = slurp(p2, &l2);
+    assert_true(l1 > 0 && l1 == l2);
+    assert_memory_equal(f1, f2, l1);
+    assert_int_equal(sbf_index_load(p2, 0, &loaded), SBF_OK);   /* 0: every checksum verified */
+    assert_non_null(loaded->layer);
+    sbf_index_destroy(loaded);
+    /* and the mapped path did not take it */
+    assert_int_equal(sbf_index_save(built, p1), SBF_OK);
+    assert_int_equal(sbf_format_unmapped_writes, before + 1);
+    free(f1);
+    free(f2);
+    sbf_index_destroy(built);
+    free(p1);
+    free(p2);
+}
+
 static void expect_load_error(const char *path, int code, const char *fragment)
 {
     sbf_index_t *idx = (sbf_index_t *)0x1;
@@ -226,6 +258,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_write_path_same_bytes),
         cmocka_unit_test(test_every_truncation_rejected),
         cmocka_unit_test(test_every_flipped_byte_rejected),
         cmocka_unit_test(test_magic_and_version),
