@@ -25,7 +25,8 @@
 /* Masks of up to this many k-mers are exact sets: a k-mer is left out only when it is one of
  * theirs (a filter would also leave out its false positives, about 1e-8 of the target's k-mers),
  * and a lookup in a table of a few kB costs a fraction of a filter query's scan (the layer's
- * adapter masking of a 3 Gbp host: doc/PERFORMANCE.md). 2^20 k-mers: a table of 16 MiB. */
+ * adapter masking of a 3 Gbp host: doc/PERFORMANCE.md). Up to 4,096 k-mers 8 slots each, then 2:
+ * 2^20 k-mers, a table of 16 MiB. */
 #define SBF_MASK_EXACT_MAX ((uint64_t)1 << 20)
 
 typedef struct sbf_mask sbf_mask_t;
