@@ -85,6 +85,14 @@ int sbf_seqbuf_append(sbf_seqbuf_t *b, const uint8_t code[256], const uint8_t *s
     return SBF_OK;
 }
 
+void sbf_seqbuf_drop_codes(sbf_seqbuf_t *b)
+{
+    free(b->codes);
+    b->codes = NULL;
+    b->len = b->cap = 0;
+    b->run = 0;
+}
+
 int sbf_seqbuf_join(sbf_seqbuf_t *dst, sbf_seqbuf_t *src, uint64_t lead_empty)
 {
     if (dst->len == 0) {   /* empty records before any base add nothing; src's counts are dst's */

@@ -18,6 +18,9 @@ typedef struct {
 
 void sbf_seqbuf_init(sbf_seqbuf_t *b);
 void sbf_seqbuf_free(sbf_seqbuf_t *b);
+/* The codes freed, the counts (bases, k-mers) kept: a sequence no step reads again, whose
+ * counts the index still records. */
+void sbf_seqbuf_drop_codes(sbf_seqbuf_t *b);
 /* Append one record (bytes mapped through `code`); k counts the valid k-mers. */
 int sbf_seqbuf_append(sbf_seqbuf_t *b, const uint8_t code[256], const uint8_t *seq, uint64_t len, int k);
 

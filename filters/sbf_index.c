@@ -704,38 +704,55 @@ const double *sbf_idx_clumps(const sbf_index_t *idx)
     return c;
 }
 
-int sbf_target_measure_chance(const sbf_index_t *idx, int r, const uint8_t *codes, uint64_t len)
+int sbf_chance_sample(const uint8_t *codes, uint64_t len, sbf_chance_sample_t *s)
+{
+    memset(s, 0, sizeof *s);
+    const uint64_t W = SBF_CHANCE_WINDOW;
+    uint64_t step = len / SBF_CHANCE_WINDOWS, total = 0;
+    if (step < W)
+        step = W;
+    for (uint64_t at = 0; at < len; at += step)   /* at most SBF_CHANCE_WINDOWS + 1 windows */
+        total += len - at < W ? len - at : W;
+    if (!(s->codes = malloc(total ? total : 1)))
+        return sbf_error(SBF_E_NOMEM, "out of memory");
+    uint8_t *out = s->codes;
+    for (uint64_t at = 0; at < len; at += step) {
+        const uint64_t n = len - at < W ? len - at : W;
+        for (uint64_t i = 0; i < n; ++i)
+            out[i] = codes[at + n - 1 - i];
+        s->len[s->n++] = (uint32_t)n;
+        out += n;
+    }
+    return SBF_OK;
+}
+
+void sbf_chance_sample_free(sbf_chance_sample_t *s)
+{
+    free(s->codes);
+    memset(s, 0, sizeof *s);
+}
+
+int sbf_target_measure_chance(const sbf_index_t *idx, int r, const sbf_chance_sample_t *s)
 {
     sbf_target_t *t = &idx->targets[r];
     t->chance = 0;
-    const uint64_t W = SBF_CHANCE_WINDOW, k = (uint64_t)idx->params.k;
-    if (len < k)
-        return SBF_OK;
-    uint64_t step = len / SBF_CHANCE_WINDOWS;
-    if (step < W)
-        step = W;
     sbf_scan_t *sc = malloc(sizeof *sc);
-    uint8_t *window = malloc(W);
     uint64_t *hits = malloc((size_t)idx->n_targets * sizeof *hits);
-    if (!sc || !window || !hits) {
+    if (!sc || !hits) {
         free(sc);
-        free(window);
         free(hits);
         return sbf_error(SBF_E_NOMEM, "out of memory");
     }
     uint64_t kmers = 0, present = 0;
-    for (uint64_t at = 0; at < len; at += step) {
-        const uint64_t n = len - at < W ? len - at : W;
-        for (uint64_t i = 0; i < n; ++i)
-            window[i] = codes[at + n - 1 - i];
+    const uint8_t *window = s->codes;
+    for (uint32_t w = 0; w < s->n; window += s->len[w++]) {
         uint64_t nk;
-        sbf_query_seq(idx, sc, sbf_nt4_identity, window, n, &nk, hits, NULL);
+        sbf_query_seq(idx, sc, sbf_nt4_identity, window, s->len[w], &nk, hits, NULL);
         kmers += nk;
         present += hits[r];
     }
     t->chance = kmers ? (double)present / (double)kmers : 0;
     free(sc);
-    free(window);
     free(hits);
     return SBF_OK;
 }

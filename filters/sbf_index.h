@@ -164,7 +164,7 @@ double sbf_target_clump(const sbf_index_t *idx, const sbf_target_t *t);
  * the index: later calls, from any thread, return the same array. NULL when out of memory. */
 const double *sbf_idx_clumps(const sbf_index_t *idx);
 
-/* t->chance from its sequence (2-bit codes, len bases): the share of the valid k-mers of up to
+/* t->chance from its sequence (2-bit codes, as sampled by sbf_chance_sample): the share of the valid k-mers of up to
  * SBF_CHANCE_WINDOWS windows of SBF_CHANCE_WINDOW bases, evenly spaced and each reversed (not
  * complemented), that test present in t. A reversed genome keeps its composition and its short
  * repeats but is not the genome: this is the chance rate of reads like it, far above the
@@ -172,7 +172,17 @@ const double *sbf_idx_clumps(const sbf_index_t *idx);
  * E. coli. SBF_OK or SBF_E_NOMEM. */
 #define SBF_CHANCE_WINDOW 10000u
 #define SBF_CHANCE_WINDOWS 200u
-int sbf_target_measure_chance(const sbf_index_t *idx, int r, const uint8_t *codes, uint64_t len);
+/* Those windows, taken from the sequence and reversed, each with its length: about 2 MB, so
+ * that a build may let a human genome's 3 GB of codes go before the filter the windows are
+ * tested in is made (issue 27: peak memory). */
+typedef struct {
+    uint8_t *codes;                          /* the windows one after another, each reversed */
+    uint32_t len[SBF_CHANCE_WINDOWS + 1];    /* (len / step rounds down: one more window) */
+    uint32_t n;
+} sbf_chance_sample_t;
+int sbf_chance_sample(const uint8_t *codes, uint64_t len, sbf_chance_sample_t *s);   /* SBF_OK or SBF_E_NOMEM */
+void sbf_chance_sample_free(sbf_chance_sample_t *s);
+int sbf_target_measure_chance(const sbf_index_t *idx, int r, const sbf_chance_sample_t *s);
 
 /* Recompute fill, predicted false-positive rate and clump chance of t from its bits (t->bits:
  * the plain layout, as while it is built), in one pass on `threads` threads. */

@@ -391,12 +391,19 @@ static void free_sent_copy(void *arg)
     c->freed = 1;
 }
 
+/* The device a filter is built on: a GPU's number, or SBF_GPU_NONE for the CPU. */
+static int build_device(const sbf_builder_t *b)
+{
+    return b->opt.gpu == SBF_GPU_AUTO ? (sbf_gpu_count() > 0 ? 0 : SBF_GPU_NONE) : b->opt.gpu;
+}
+
 /* Build target r of layer L from seq: on the GPU the options name (the CPU when "auto" finds it
  * failing, said in the index's notice), its filter's clump chance, its bits into a wide panel.
  * copy: seq when it is the target's masked copy (layer_sequence's `kept`), else NULL; a GPU
- * build frees it once the device holds it, and makes it again should the CPU take over. */
+ * build frees it once the device holds it, and makes it again should the CPU take over.
+ * sample: the target's chance sample when its own sequence has gone (NULL: taken from it). */
 static int layer_build_target(const sbf_builder_t *b, layer_build_t *L, int r, const sbf_seqbuf_t *seq,
-                              sbf_seqbuf_t *copy)
+                              sbf_seqbuf_t *copy, const sbf_chance_sample_t *sample)
 {
     sbf_index_t *idx = L->idx;
     sbf_target_t *t = &idx->targets[r];
@@ -434,7 +441,7 @@ static int layer_build_target(const sbf_builder_t *b, layer_build_t *L, int r, c
                              sbf_target_bytes(idx, t), pt->name);
         t->bits = scratch;
     }
-    int dev = b->opt.gpu == SBF_GPU_AUTO ? (sbf_gpu_count() > 0 ? 0 : SBF_GPU_NONE) : b->opt.gpu;
+    int dev = build_device(b);
     sent_copy_t sent = {copy, 0};
     if (dev >= 0) {
         step(b, "target '%s', k=%d: filter on GPU %d", pt->name, L->params.k, dev);
@@ -473,7 +480,12 @@ static int layer_build_target(const sbf_builder_t *b, layer_build_t *L, int r, c
     /* the long-read layer: the chance rate of reads like the target's own sequence, reversed */
     if (rc == SBF_OK && L->measure_chance) {
         step(b, "target '%s', k=%d: chance rate", pt->name, L->params.k);
-        rc = sbf_target_measure_chance(idx, r, pt->seq.codes, pt->seq.len);
+        sbf_chance_sample_t own = {0};
+        if (!sample && (rc = sbf_chance_sample(pt->seq.codes, pt->seq.len, &own)) == SBF_OK)
+            sample = &own;
+        if (rc == SBF_OK)
+            rc = sbf_target_measure_chance(idx, r, sample);
+        sbf_chance_sample_free(&own);
     }
     return rc;
 }
@@ -505,16 +517,31 @@ SBF_EXPORT int sbf_builder_finish(sbf_builder_t *b, sbf_index_t **out)
     /* target by target: each layer from the target's sequence (masked for it), then the
      * sequence is released */
     for (int i = 0; i < b->n_targets && rc == SBF_OK; ++i) {
-        layer_build_t *order[2] = {&main, layered ? &lay : NULL};
+        layer_build_t *order[3] = {&main, layered ? &lay : NULL, NULL};
+        sbf_chance_sample_t sample = {0};
+        const sbf_chance_sample_t *sampled = NULL;
         for (int l = 0; l < 2 && order[l] && rc == SBF_OK; ++l) {
             sbf_seqbuf_t kept;
             const sbf_seqbuf_t *use;
             sbf_seqbuf_init(&kept);
             rc = layer_sequence(b, order[l], i, &kept, &use);
+            /* The last layer's masked copy made, a CPU build needs the target's own sequence only
+             * for the chance sample: without it, a human host's 3 GB of codes sat beside its
+             * masked copy and both layers' filters (14.8 GB at the peak for a 9.19 GB index, issue
+             * 27). A GPU build keeps it: should the device fail once it holds the masked copy
+             * (then freed), the copy is made again from it for the CPU. */
+            if (rc == SBF_OK && use == &kept && !order[l + 1] && build_device(b) < 0) {
+                if (order[l]->measure_chance && (rc = sbf_chance_sample(b->targets[i].seq.codes,
+                                                                        b->targets[i].seq.len, &sample)) == SBF_OK)
+                    sampled = &sample;
+                if (rc == SBF_OK)
+                    sbf_seqbuf_drop_codes(&b->targets[i].seq);
+            }
             if (rc == SBF_OK)
-                rc = layer_build_target(b, order[l], i, use, use == &kept ? &kept : NULL);
+                rc = layer_build_target(b, order[l], i, use, use == &kept ? &kept : NULL, sampled);
             sbf_seqbuf_free(&kept);
         }
+        sbf_chance_sample_free(&sample);
         sbf_seqbuf_free(&b->targets[i].seq);
     }
     if (rc == SBF_OK && layered) {
