@@ -279,8 +279,8 @@ typedef struct {
 
 typedef struct {
     panel_sum_t *sum;
-    panel_sum_t **order;
-    int n;
+    panel_sum_t **order;   /* the panels to hash: a spilled panel's sum is known */
+    int n, n_order;
 } panel_sums_t;
 
 static int larger_first(const void *a, const void *b)
@@ -295,18 +295,20 @@ static int panel_sums_init(const sbf_index_t *idx, panel_sums_t *s)
     int n = 0;
     for (const sbf_index_t *x = idx; x; x = x->layer)
         n += x->n_panels;
-    s->n = 0;
+    s->n = s->n_order = 0;
     s->sum = calloc((size_t)(n ? n : 1), sizeof *s->sum);
     s->order = calloc((size_t)(n ? n : 1), sizeof *s->order);
     if (!s->sum || !s->order)
         return -1;
     for (const sbf_index_t *x = idx; x; x = x->layer)
         for (int q = 0; q < x->n_panels; ++q) {
-            s->sum[s->n] = (panel_sum_t){&x->panels[q], sbf_panel_bytes(x, &x->panels[q]), 0};
-            s->order[s->n] = &s->sum[s->n];
+            const sbf_panel_t *pn = &x->panels[q];
+            s->sum[s->n] = (panel_sum_t){pn, sbf_panel_bytes(x, pn), pn->spill_map ? pn->checksum : 0};
+            if (!pn->spill_map)
+                s->order[s->n_order++] = &s->sum[s->n];
             ++s->n;
         }
-    qsort(s->order, (size_t)s->n, sizeof *s->order, larger_first);
+    qsort(s->order, (size_t)s->n_order, sizeof *s->order, larger_first);
     return 0;
 }
 
@@ -361,7 +363,7 @@ typedef struct {
 static void *sum_copy_worker(void *arg)
 {
     sum_copy_job_t *job = arg;
-    const size_t n_sums = (size_t)job->sums->n;
+    const size_t n_sums = (size_t)job->sums->n_order;
     for (;;) {
         size_t i = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED);
         if (i < n_sums) {
@@ -385,15 +387,16 @@ static void *sum_copy_worker(void *arg)
 #define COPY_PIECE (64u << 20)
 
 /* Pieces of at most COPY_PIECE bytes of one image's filters placed at map + base (the header
- * and metadata are copied once the checksums are known); SBF_OK or SBF_E_NOMEM. */
+ * and metadata are copied once the checksums are known); spilled panels are left out when the
+ * file is the spill's, where they lie already (in_place). SBF_OK or SBF_E_NOMEM. */
 static int image_pieces(const sbf_index_t *idx, const image_t *im, uint8_t *map, uint64_t base, sum_copy_job_t *job,
-                        size_t *cap)
+                        size_t *cap, int in_place)
 {
     uint64_t at = base + sizeof im->header + im->meta.len;
     for (int q = 0; q < idx->n_panels; ++q) {
         at = base + align_up(at - base);   /* the padding: zeros, as fallocate left them */
         uint64_t bytes = sbf_panel_bytes(idx, &idx->panels[q]);
-        for (uint64_t o = 0; o < bytes; o += COPY_PIECE) {
+        for (uint64_t o = 0; o < bytes && !(in_place && idx->panels[q].spill_map); o += COPY_PIECE) {
             if (job->n == *cap) {
                 size_t c = *cap ? 2 * *cap : 1024;
                 copy_piece_t *grown = realloc(job->piece, c * sizeof *grown);
@@ -413,7 +416,7 @@ static int image_pieces(const sbf_index_t *idx, const image_t *im, uint8_t *map,
 /* job on up to `threads` threads, no more than it has tasks. */
 static void sum_copy_run(sum_copy_job_t *job, int threads)
 {
-    const size_t tasks = job->n + (size_t)job->sums->n;
+    const size_t tasks = job->n + (size_t)job->sums->n_order;
     sbf_run_threads((size_t)threads < tasks ? threads : (int)tasks, sum_copy_worker, job);
 }
 
@@ -447,7 +450,7 @@ int sbf_format_write_unmapped = 0;
 unsigned sbf_format_unmapped_writes = 0;
 
 static int write_mapped(int fd, sbf_index_t *idx, image_t *im, image_t *layer, uint64_t total, int threads,
-                        const char *path)
+                        const char *path, int in_place)
 {
     if (sbf_format_write_unmapped)
         return 1;
@@ -472,9 +475,9 @@ static int write_mapped(int fd, sbf_index_t *idx, image_t *im, image_t *layer, u
     size_t cap = 0;
     int rc = panel_sums_init(idx, &sums) == 0 ? SBF_OK : sbf_error(SBF_E_NOMEM, "out of memory");
     if (rc == SBF_OK)
-        rc = image_pieces(idx, im, map, 0, &job, &cap);
+        rc = image_pieces(idx, im, map, 0, &job, &cap, in_place);
     if (rc == SBF_OK && idx->layer)
-        rc = image_pieces(idx->layer, layer, map, im->bytes, &job, &cap);
+        rc = image_pieces(idx->layer, layer, map, im->bytes, &job, &cap, in_place);
     if (rc == SBF_OK) {
         /* the checksums known: the images again, their headers last */
         rc = sums_and_images(idx, &job, threads, im, layer, path);
@@ -514,6 +517,133 @@ static int image_write(int fd, const sbf_index_t *idx, const image_t *im, const 
     return rc;
 }
 
+/* ---- a build writing its finished panels at once ---- */
+
+struct sbf_spill_s {
+    int fd;                    /* the temporary file, reserved at its final size; -1 once handed on */
+    char *tmp, *path;          /* its name, and the name sbf_index_write gives it */
+    uint64_t data_offset[2];   /* the first filter array of the index's image and of its layer's */
+    uint64_t layer_base;       /* where the layer's image starts */
+};
+
+int sbf_format_spill_open(sbf_index_t *idx, sbf_index_t *layer, const char *path)
+{
+    struct stat st;
+    if (sbf_format_write_unmapped || (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) || image_check(idx, path) ||
+        (layer && image_check(layer, path)))
+        return 1;   /* no spill: sbf_index_write says what is wrong, as without one */
+    sbf_index_t *had = idx->layer;
+    idx->layer = layer;   /* the layout of the file the two make */
+    image_t im, lim;
+    int rc = images_prepare(idx, &im, &lim);
+    idx->layer = had;
+    struct sbf_spill_s *sp = rc == SBF_OK ? calloc(1, sizeof *sp) : NULL;
+    if (rc == SBF_OK && (!sp || !(sp->path = strdup(path))))
+        rc = sbf_error(SBF_E_NOMEM, "out of memory");
+    if (rc == SBF_OK) {
+        sp->data_offset[0] = get64(im.header + H_DATA_OFFSET);
+        sp->data_offset[1] = layer ? get64(lim.header + H_DATA_OFFSET) : 0;
+        sp->layer_base = im.bytes;
+        if ((sp->fd = sbf_tmpfile_create(path, &sp->tmp)) < 0) {
+            rc = sp->fd;
+        } else {
+            const int e = posix_fallocate(sp->fd, 0, (off_t)(im.bytes + lim.bytes));
+            if (e == EOPNOTSUPP || e == EINVAL || e == ENODEV)
+                rc = 1;
+            else if (e)
+                rc = sbf_error_errno(SBF_E_IO, e, "%s: cannot reserve %llu bytes", path,
+                                     (unsigned long long)(im.bytes + lim.bytes));
+        }
+    }
+    images_free(&im, &lim);
+    if (rc != SBF_OK) {
+        if (sp && sp->fd >= 0) {
+            close(sp->fd);
+            sbf_tmpfile_discard(sp->tmp);
+        }
+        if (sp) {
+            free(sp->tmp);
+            free(sp->path);
+        }
+        free(sp);
+        return rc;
+    }
+    idx->spill = sp;
+    return SBF_OK;
+}
+
+void sbf_format_spill_free(sbf_index_t *idx)
+{
+    struct sbf_spill_s *sp = idx->spill;
+    if (!sp)
+        return;
+    if (sp->fd >= 0) {   /* never committed */
+        close(sp->fd);
+        sbf_tmpfile_discard(sp->tmp);
+    }
+    free(sp->tmp);
+    free(sp->path);
+    free(sp);
+    idx->spill = NULL;
+}
+
+int sbf_format_spill_panel(sbf_index_t *idx, sbf_index_t *x, int q, int threads)
+{
+    struct sbf_spill_s *sp = idx->spill;
+    sbf_panel_t *pn = &x->panels[q];
+    if (!sp || sp->fd < 0 || pn->spill_map || !pn->bits)
+        return SBF_OK;
+    const int in_layer = x != idx;
+    uint64_t off = (in_layer ? sp->layer_base : 0) + sp->data_offset[in_layer];
+    for (int p = 0; p < q; ++p)
+        off += align_up(sbf_panel_bytes(x, &x->panels[p]));
+    const uint64_t bytes = sbf_panel_bytes(x, pn), page = (uint64_t)sysconf(_SC_PAGESIZE);
+    const uint64_t start = off & ~(page - 1), len = off + bytes - start;
+    uint8_t *rw = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_SHARED, sp->fd, (off_t)start);
+    if (rw == MAP_FAILED)
+        return SBF_OK;   /* it stays in memory, written with the rest */
+#ifdef MADV_HUGEPAGE
+    (void)madvise(rw, (size_t)len, MADV_HUGEPAGE);   /* as write_mapped, for the runs' TLB */
+#endif
+    /* its checksum and the copy on the threads, as the writer takes them */
+    panel_sum_t sum = {pn, bytes, 0}, *order = &sum;
+    panel_sums_t sums = {&sum, &order, 1, 1};
+    sum_copy_job_t job = {&sums, NULL, 0, 0};
+    size_t cap = 0;
+    int rc = SBF_OK;
+    for (uint64_t o = 0; o < bytes && rc == SBF_OK; o += COPY_PIECE) {
+        if (job.n == cap) {
+            size_t c = cap ? 2 * cap : 64;
+            copy_piece_t *grown = realloc(job.piece, c * sizeof *grown);
+            if (!grown)
+                rc = sbf_error(SBF_E_NOMEM, "out of memory");
+            else
+                job.piece = grown, cap = c;
+        }
+        if (rc == SBF_OK)
+            job.piece[job.n++] = (copy_piece_t){rw + (off - start) + o, (const uint8_t *)pn->bits + o,
+                                                bytes - o < COPY_PIECE ? bytes - o : COPY_PIECE};
+    }
+    if (rc == SBF_OK)
+        sum_copy_run(&job, threads);
+    free(job.piece);
+    if (munmap(rw, (size_t)len) != 0 && rc == SBF_OK)
+        rc = sbf_error_errno(SBF_E_IO, errno, "%s: write failed", sp->path);
+    if (rc != SBF_OK)
+        return rc;
+    uint8_t *ro = mmap(NULL, (size_t)len, PROT_READ, MAP_SHARED, sp->fd, (off_t)start);
+    if (ro == MAP_FAILED)
+        return SBF_OK;   /* in memory still; written again with the rest */
+    pn->checksum = sum.sum;
+    sbf_filter_free(pn->bits, (size_t)bytes);
+    pn->bits = (uint64_t *)(ro + (off - start));
+    pn->spill_map = ro;
+    pn->spill_len = (size_t)len;
+    if (pn->log2_width == 0)   /* a plain panel's target reads the panel's array */
+        x->targets[pn->members[0]].bits = pn->bits;
+    return SBF_OK;
+}
+
 int sbf_index_write(sbf_index_t *idx, const char *path)
 {
     /* The file is written beside path and renamed over it: never do that to a device or a pipe. */
@@ -530,11 +660,19 @@ int sbf_index_write(sbf_index_t *idx, const char *path)
     const int threads = idx->threads > 1 ? idx->threads : 1;
     rc = images_prepare(idx, &im, &layer);   /* the layout; the checksums come while writing */
     char *tmp = NULL;
-    int fd = rc == SBF_OK ? sbf_tmpfile_create(path, &tmp) : -1;
-    if (rc == SBF_OK && fd < 0)
+    int fd = -1;
+    struct sbf_spill_s *sp = idx->spill;
+    const int in_place = rc == SBF_OK && sp && sp->fd >= 0 && !strcmp(sp->path, path);
+    if (in_place) {
+        fd = sp->fd;   /* the build's file, its spilled panels in place: completed here */
+        tmp = sp->tmp;
+        sp->fd = -1;
+        sp->tmp = NULL;
+    } else if (rc == SBF_OK && (fd = sbf_tmpfile_create(path, &tmp)) < 0) {
         rc = fd;
+    }
     if (rc == SBF_OK)
-        rc = write_mapped(fd, idx, &im, &layer, im.bytes + layer.bytes, threads, path);
+        rc = write_mapped(fd, idx, &im, &layer, im.bytes + layer.bytes, threads, path, in_place);
     if (rc == 1) {   /* no mapping here: the checksums first, then write() */
         panel_sums_t sums;
         sum_copy_job_t job = {&sums, NULL, 0, 0};   /* the checksums alone */

@@ -25,6 +25,21 @@ int sbf_index_write(sbf_index_t *idx, const char *path);
 extern int sbf_format_write_unmapped;
 extern unsigned sbf_format_unmapped_writes;
 
+/* A build that knows its output writes each panel there once it is finished, and lets it go
+ * from memory (issue 27: a human index's k=31 filter, 5.7 GB, sat beside the long-read layer's
+ * build). sbf_format_spill_open() lays out the file of idx and its layer (built apart until the
+ * end: `layer`, or NULL), the metadata's sizes final (names, sources, masks), and reserves it
+ * under a temporary name beside path: SBF_OK, an error (path cannot be written: before any
+ * filter is built), or 1 when the file system offers no reservation or shared mapping (the
+ * panels then stay in memory until sbf_index_write). sbf_format_spill_panel() writes panel q
+ * of x (idx or its layer) and its checksum, and maps it back read-only in place of its memory:
+ * the index stays whole. sbf_index_write(idx, path) then completes that file. SBF_OK or an
+ * error. */
+int sbf_format_spill_open(sbf_index_t *idx, sbf_index_t *layer, const char *path);
+int sbf_format_spill_panel(sbf_index_t *idx, sbf_index_t *x, int q, int threads);
+/* The spill's file removed unless sbf_index_write committed it (sbf_idx_free calls it). */
+void sbf_format_spill_free(sbf_index_t *idx);
+
 /* Map path and check it. With verify set, every filter array's checksum is checked too
  * (one pass over the file); header and metadata are always checked. */
 int sbf_index_read(const char *path, int verify, sbf_index_t **out);

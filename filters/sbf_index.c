@@ -8,6 +8,7 @@
 #include "sbf_build.h"
 #include "sbf_error.h"
 #include "sbf_index.h"
+#include "sbf_format.h"
 #include "sbf_kmer.h"
 #include "sbf_scan_int.h"
 
@@ -79,9 +80,12 @@ void sbf_idx_free(sbf_index_t *idx)
     free(idx->targets);
     for (int q = 0; q < idx->n_panels; ++q) {
         free(idx->panels[q].members);
-        if (!idx->in_map)
+        if (idx->panels[q].spill_map)
+            munmap(idx->panels[q].spill_map, idx->panels[q].spill_len);
+        else if (!idx->in_map)
             sbf_filter_free(idx->panels[q].bits, sbf_panel_bytes(idx, &idx->panels[q]));
     }
+    sbf_format_spill_free(idx);
     free(idx->panels);
     if (idx->map)
         munmap(idx->map, idx->map_len);

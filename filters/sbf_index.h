@@ -28,6 +28,10 @@ typedef struct {
     int *members;         /* its targets (target numbers, in the order they were added) */
     uint64_t *bits;       /* n_shards * shard_bits << log2_width bits */
     uint64_t checksum;    /* XXH64 of the array as stored */
+    void *spill_map;      /* non-NULL: bits lie in this read-only mapping of the output file, where
+                           * a build that knows its output wrote the finished panel (sbf_format.c,
+                           * sbf_format_spill_panel); spill_len bytes, unmapped with the index */
+    size_t spill_len;
 } sbf_panel_t;
 
 typedef struct {
@@ -73,6 +77,8 @@ typedef struct sbf_index_s {
                              * CPU's queries (sbf_idx_plain_copies), or NULL */
     void (*accel_free)(void *accel);
     int threads;            /* threads that may write it (the builder's; 0 or 1: one) */
+    struct sbf_spill_s *spill;   /* the output file a build writes its finished panels into (the
+                                  * index's own, not its layer's), or NULL (sbf_format.c) */
 } sbf_index_t;   /* the same type as the opaque sbf_index_t of plugin/sbf.h */
 
 /* Empty index with parameters p (checked by the caller). */

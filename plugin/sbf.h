@@ -150,6 +150,15 @@ SBF_EXPORT int sbf_builder_long_layer(sbf_builder_t *b, int k) SBF_RESULT_USED;
  * chr20's 31-mers and those pairs (doc/decisions.md, "Low-complexity k-mers"). */
 #define SBF_DEFAULT_DUST 50u
 SBF_EXPORT int sbf_builder_dust(sbf_builder_t *b, unsigned min) SBF_RESULT_USED;
+/* The file sbf_index_save() will write the built index to. Each filter is then written there
+ * as soon as it is finished and leaves memory (the index reads it back through a read-only
+ * mapping of that file): a human host's finished k=31 filter (5.7 GB) is not held while its
+ * long-read layer is built. Nothing is at path before sbf_index_save(idx, path) completes the
+ * file under a temporary name; saved elsewhere or not at all, that file is removed when the
+ * index is destroyed. A path that cannot be written (or a disk without room for the index)
+ * fails sbf_builder_finish() before any filter is built. NULL (the default): the filters stay
+ * in memory. The same bytes either way. */
+SBF_EXPORT int sbf_builder_output(sbf_builder_t *b, const char *path) SBF_RESULT_USED;
 /* Build every target's filter. Frees the builder whatever the outcome; on success *out owns
  * the index. Fails with SBF_E_PARAM if there is no target or a target has no valid k-mer. */
 SBF_EXPORT int sbf_builder_finish(sbf_builder_t *b, sbf_index_t **out) SBF_RESULT_USED;
@@ -157,7 +166,7 @@ SBF_EXPORT int sbf_builder_finish(sbf_builder_t *b, sbf_index_t **out) SBF_RESUL
 SBF_EXPORT void sbf_builder_destroy(sbf_builder_t *b);
 
 /* Write the index to path: a temporary file in the same folder, renamed over path once
- * complete and synced. On failure path is untouched. */
+ * complete (not synced: doc/decisions.md). On failure path is untouched. */
 /* What the caller should tell the user about how the index was built, or NULL: with
  * opt.gpu = SBF_GPU_AUTO, a GPU that failed and the CPU engine that built the filters instead
  * ("building on GPU 0 failed (...): built on the CPU engine (the same bytes)"). Valid while the

@@ -44,6 +44,7 @@ struct sbf_builder_s {
     int n_masks;
     int layer_k;       /* k of the long-read layer, 0 for none */
     unsigned dust_min; /* the index's k-mers of this DUST score or more are left out (0: none) */
+    char *output;      /* sbf_builder_output(), or NULL */
     sbf_step_fn on_step; /* sbf_builder_on_step() */
     void *step_data;
 };
@@ -144,6 +145,7 @@ SBF_EXPORT void sbf_builder_destroy(sbf_builder_t *b)
         sbf_seqbuf_free(&b->masks[i].seq);
     }
     free(b->masks);
+    free(b->output);
     free(b);
 }
 
@@ -293,7 +295,32 @@ typedef struct {
     sbf_index_t *idx;
     sbf_mask_t *every;      /* the mask of the masks of every target (built on first use) */
     uint64_t *masked;       /* per target: k-mer positions its masks left out */
+    int *built;             /* per panel: its members built (a finished panel goes to the output) */
 } layer_build_t;
+
+/* Target r's sources and masks, named in the index: known before it is built, so that a build
+ * writing into its output (sbf_builder_output) lays the file out with the metadata's sizes
+ * final. */
+static int target_labels(const sbf_builder_t *b, layer_build_t *L, int r)
+{
+    sbf_target_t *t = &L->idx->targets[r];
+    const pending_target_t *pt = &b->targets[r];
+    int rc = SBF_OK;
+    if (L->params.k == b->params.k)   /* the long-read layer does not repeat the sources */
+        for (int j = 0; j < pt->n_sources && rc == SBF_OK; ++j)
+            rc = sbf_target_add_source(t, pt->sources[j]);
+    for (int j = 0; j < b->n_masks && rc == SBF_OK; ++j)
+        if (b->masks[j].target == SBF_EVERY_TARGET || b->masks[j].target == r)
+            rc = sbf_target_add_mask(t, b->masks[j].path);
+    if (rc == SBF_OK && L->adapters)
+        rc = sbf_target_add_mask(t, "(sequencing adapters)");
+    if (rc == SBF_OK && L->dust_min) {   /* the threshold named: the index says what it left out */
+        char label[64];
+        snprintf(label, sizeof label, "(low complexity: DUST >= %u)", L->dust_min);
+        rc = sbf_target_add_mask(t, label);
+    }
+    return rc;
+}
 
 /* The index of a layer, its panels planned from each target's k-mers (before masking: a mask
  * leaves out a small share, and the plan needs every target's size before any is masked). */
@@ -305,6 +332,7 @@ static int layer_plan(const sbf_builder_t *b, layer_build_t *L)
     sbf_panel_slot_t *slot = malloc((size_t)n * sizeof *slot);
     sbf_panel_shape_t *shape = malloc((size_t)n * sizeof *shape);
     if (!want || !slot || !shape || !(L->masked = calloc((size_t)n, sizeof *L->masked)) ||
+        !(L->built = calloc((size_t)n, sizeof *L->built)) ||
         !(L->idx = sbf_idx_new(&L->params))) {
         rc = sbf_error(SBF_E_NOMEM, "out of memory");
         goto done;
@@ -333,7 +361,7 @@ static int layer_plan(const sbf_builder_t *b, layer_build_t *L)
     }
     for (int i = 0; i < n && rc == SBF_OK; ++i) {
         int r = sbf_idx_add_panel_target(L->idx, b->targets[i].name, slot[i].panel, slot[i].col0, slot[i].cols);
-        rc = r < 0 ? r : SBF_OK;
+        rc = r < 0 ? r : target_labels(b, L, r);
     }
 done:
     free(want);
@@ -417,21 +445,6 @@ static int layer_build_target(const sbf_builder_t *b, layer_build_t *L, int r, c
     if (t->kmers == 0)
         return sbf_error(SBF_E_PARAM, "target '%s' has no %d-mer its masks do not hold (%llu left out)", pt->name,
                          L->params.k, (unsigned long long)t->masked);
-    if (L->params.k == b->params.k)   /* the long-read layer does not repeat the sources */
-        for (int j = 0; j < pt->n_sources && rc == SBF_OK; ++j)
-            rc = sbf_target_add_source(t, pt->sources[j]);
-    for (int j = 0; j < b->n_masks && rc == SBF_OK; ++j)
-        if (b->masks[j].target == SBF_EVERY_TARGET || b->masks[j].target == r)
-            rc = sbf_target_add_mask(t, b->masks[j].path);
-    if (rc == SBF_OK && L->adapters)
-        rc = sbf_target_add_mask(t, "(sequencing adapters)");
-    if (rc == SBF_OK && L->dust_min) {   /* the threshold named: the index says what it left out */
-        char label[64];
-        snprintf(label, sizeof label, "(low complexity: DUST >= %u)", L->dust_min);
-        rc = sbf_target_add_mask(t, label);
-    }
-    if (rc != SBF_OK)
-        return rc;
     /* a target of a wide panel is built in the plain layout, then copied into its columns */
     const int wide = idx->panels[t->panel].log2_width > 0;
     uint64_t *scratch = NULL;
@@ -496,17 +509,18 @@ static void layer_free(layer_build_t *L)
     sbf_mask_free(L->every);
     sbf_seqbuf_free(&L->adapter_seq);
     free(L->masked);
+    free(L->built);
 }
 
 SBF_EXPORT int sbf_builder_finish(sbf_builder_t *b, sbf_index_t **out)
 {
     *out = NULL;
     int rc = SBF_OK;
-    layer_build_t main = {b->params, b->opt.size_bytes ? 0.0 : b->opt.bits_per_kmer, 0, b->dust_min, 0, {0}, NULL, NULL, NULL};
+    layer_build_t main = {b->params, b->opt.size_bytes ? 0.0 : b->opt.bits_per_kmer, 0, b->dust_min, 0, {0}, NULL, NULL, NULL, NULL};
     layer_build_t lay = {{b->layer_k, b->layer_k - SBF_DEFAULT_K_MINUS_M, b->layer_k - SBF_DEFAULT_K_MINUS_M,
                           b->params.hashes, b->params.shard_bits},
                          SBF_LAYER_BITS_PER_KMER, SBF_LAYER_ADAPTERS, SBF_LAYER_DUST_MIN, SBF_LAYER_MEASURE_CHANCE, {0},
-                         NULL, NULL, NULL};
+                         NULL, NULL, NULL, NULL};
     const int layered = b->layer_k > 0;
     if (b->n_targets == 0)
         rc = sbf_error(SBF_E_PARAM, "no target to build");
@@ -514,10 +528,17 @@ SBF_EXPORT int sbf_builder_finish(sbf_builder_t *b, sbf_index_t **out)
         rc = layer_plan(b, &main);
     if (rc == SBF_OK && layered && (rc = sbf_adapters_append(&lay.adapter_seq, lay.params.k)) == SBF_OK)
         rc = layer_plan(b, &lay);
-    /* target by target: each layer from the target's sequence (masked for it), then the
-     * sequence is released */
+    if (rc == SBF_OK && b->output) {   /* 1: no reservation there, the filters stay in memory */
+        const int sp = sbf_format_spill_open(main.idx, layered ? lay.idx : NULL, b->output);
+        rc = sp < 0 ? sp : SBF_OK;
+    }
+    /* target by target: each layer from the target's sequence (masked for it), the sequence
+     * released before the last one's filter on the CPU, after it on a GPU */
     for (int i = 0; i < b->n_targets && rc == SBF_OK; ++i) {
-        layer_build_t *order[3] = {&main, layered ? &lay : NULL, NULL};
+        /* the long-read layer first: its filter is the smaller (8 bits a k-mer against 16), so
+         * that the larger is built last, beside its masked copy alone once the target's own
+         * sequence has gone (below) and the layer's filter is in the output */
+        layer_build_t *order[3] = {layered ? &lay : &main, layered ? &main : NULL, NULL};
         sbf_chance_sample_t sample = {0};
         const sbf_chance_sample_t *sampled = NULL;
         for (int l = 0; l < 2 && order[l] && rc == SBF_OK; ++l) {
@@ -525,11 +546,11 @@ SBF_EXPORT int sbf_builder_finish(sbf_builder_t *b, sbf_index_t **out)
             const sbf_seqbuf_t *use;
             sbf_seqbuf_init(&kept);
             rc = layer_sequence(b, order[l], i, &kept, &use);
-            /* The last layer's masked copy made, a CPU build needs the target's own sequence only
-             * for the chance sample: without it, a human host's 3 GB of codes sat beside its
-             * masked copy and both layers' filters (14.8 GB at the peak for a 9.19 GB index, issue
-             * 27). A GPU build keeps it: should the device fail once it holds the masked copy
-             * (then freed), the copy is made again from it for the CPU. */
+            /* The last layer's masked copy made, a CPU build needs the target's own sequence no
+             * more (but for the chance sample, should that layer measure it): a human host's 3 GB
+             * of codes sat beside its masked copy and both layers' filters (14.8 GB at the peak
+             * for a 9.19 GB index, issue 27). A GPU build keeps it: should the device fail once
+             * it holds the masked copy (then freed), the copy is made again from it for the CPU. */
             if (rc == SBF_OK && use == &kept && !order[l + 1] && build_device(b) < 0) {
                 if (order[l]->measure_chance && (rc = sbf_chance_sample(b->targets[i].seq.codes,
                                                                         b->targets[i].seq.len, &sample)) == SBF_OK)
@@ -540,6 +561,13 @@ SBF_EXPORT int sbf_builder_finish(sbf_builder_t *b, sbf_index_t **out)
             if (rc == SBF_OK)
                 rc = layer_build_target(b, order[l], i, use, use == &kept ? &kept : NULL, sampled);
             sbf_seqbuf_free(&kept);
+            /* its panel finished (every member built): into the output, out of memory */
+            const int q = order[l]->idx->targets[i].panel;
+            if (rc == SBF_OK && ++order[l]->built[q] == order[l]->idx->panels[q].n_members) {
+                if (main.idx->spill)
+                    step(b, "target '%s', k=%d: writing its filter", b->targets[i].name, order[l]->params.k);
+                rc = sbf_format_spill_panel(main.idx, order[l]->idx, q, b->opt.threads);
+            }
         }
         sbf_chance_sample_free(&sample);
         sbf_seqbuf_free(&b->targets[i].seq);
@@ -570,6 +598,16 @@ SBF_EXPORT int sbf_builder_long_layer(sbf_builder_t *b, int k)
         return sbf_error(SBF_E_PARAM, "the long-read layer's k must be %d to %d (below the index's k=%d), or none",
                          SBF_DEFAULT_K_MINUS_M + 1, b->params.k - 1, b->params.k);
     b->layer_k = k;
+    return SBF_OK;
+}
+
+SBF_EXPORT int sbf_builder_output(sbf_builder_t *b, const char *path)
+{
+    char *copy = NULL;
+    if (path && !(copy = strdup(path)))
+        return sbf_error(SBF_E_NOMEM, "out of memory");
+    free(b->output);
+    b->output = copy;
     return SBF_OK;
 }
 

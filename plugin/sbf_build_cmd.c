@@ -302,6 +302,12 @@ int main_build(int argc, char **argv)
                      opt.threads, opt.threads > 1 ? "s" : "");
         report_step(NULL, text);
     }
+    /* each filter into the output once finished: a human index's k=31 filter then leaves memory
+     * before its long-read layer is built */
+    if (sbf_builder_output(b, out) != SBF_OK) {
+        cli_error(cmd, "%s", sbf_last_error());
+        goto done;
+    }
     sbf_index_t *idx;
     int rc = sbf_builder_finish(b, &idx);
     b = NULL;

@@ -92,7 +92,7 @@ refused "--mask of a missing file" "sbf build: missing.fa: cannot open: No such 
 printf '>short\nACGTACGTAC\n' > short.fa
 refused "--mask with no k-mer" "sbf build: mask short.fa has no valid 31-mer (sequences shorter than k, or only N)" \
   b.sbf "$SBF" build "${B[@]}" -o b.sbf host=host.fa --mask short.fa
-refused "--mask that covers a whole target" "sbf build: target 'lambda' has no 31-mer its masks do not hold (48472 left out)" \
+refused "--mask that covers a whole target" "sbf build: target 'lambda' has no 21-mer its masks do not hold (48482 left out)" \
   b.sbf "$SBF" build "${B[@]}" -o b.sbf lambda="$data/lambda.fa.gz" --mask "$data/lambda.fa.gz"
 
 # ---- the same bytes for any thread count, across the chunks of a long target ------------------------

@@ -1,5 +1,6 @@
 /* test_api.c -- the public API: option checks with distinct messages, builder misuse, every
  * input format giving the same filter, bad inputs named in errors, concurrent queries. */
+#include <glob.h>
 #include <pthread.h>
 #include <sys/stat.h>
 
@@ -326,7 +327,7 @@ static void test_masked_target(void **state)
     assert_int_equal(sbf_builder_add_mask(b, SBF_EVERY_TARGET, whole), SBF_OK);
     assert_int_equal(sbf_builder_finish(b, &back), SBF_E_PARAM);
     assert_null(back);
-    if (!strstr(sbf_last_error(), "target 'host' has no 31-mer its masks do not hold (5970 left out)"))
+    if (!strstr(sbf_last_error(), "target 'host' has no 21-mer its masks do not hold (5980 left out)"))
         fail_msg("message: %s", sbf_last_error());
     char *short_fa = write_tmp("short.fa", ">s\nACGTACGT\n");
     assert_int_equal(sbf_builder_init(&o, &b), SBF_OK);
@@ -603,6 +604,151 @@ static void test_long_layer_api(void **state)
     free(g[1]);
 }
 
+/* sbf_builder_output: each finished panel written into the output and mapped back (every panel
+ * of the index and of its layer, before sbf_index_save), the index answering as one built in
+ * memory; saved there, elsewhere or not at all, the same bytes and no file left behind; an
+ * output that cannot be written fails the build before it starts. */
+static sbf_index_t *build_for_output(const sbf_opt_t *o, char **g, const size_t *len, int n, const char *output)
+{
+    sbf_builder_t *b;
+    sbf_index_t *idx = NULL;
+    assert_int_equal(sbf_builder_init(o, &b), SBF_OK);
+    assert_int_equal(sbf_builder_output(b, output), SBF_OK);
+    for (int t = 0; t < n; ++t) {
+        char name[16];
+        snprintf(name, sizeof name, "t%d", t);
+        assert_int_equal(sbf_builder_add_target(b, name), t);
+        assert_int_equal(sbf_builder_add_seq(b, t, g[t], len[t]), SBF_OK);
+    }
+    return sbf_builder_finish(b, &idx) == SBF_OK ? idx : NULL;
+}
+
+static int temp_files_of(const char *path)
+{
+    char pattern[4200];
+    snprintf(pattern, sizeof pattern, "%s.tmp.*", path);
+    glob_t gl;
+    int n = glob(pattern, 0, NULL, &gl) == 0 ? (int)gl.gl_pathc : 0;
+    globfree(&gl);
+    return n;
+}
+
+static int all_spilled(const sbf_index_t *idx)
+{
+    for (const sbf_index_t *x = idx; x; x = x->layer)
+        for (int q = 0; q < x->n_panels; ++q)
+            if (!x->panels[q].spill_map)
+                return 0;
+    return 1;
+}
+
+/* One index built with and without an output, n targets of len[t] bases; returns the bytes of
+ * the one built in memory (*ref_len) for the caller's further builds of the same targets. */
+static uint8_t *output_same_index(const sbf_opt_t *o, char **g, const size_t *len, int n, size_t *ref_len)
+{
+    char *ref_path = path_in_tmp("ref.sbf"), *out = path_in_tmp("out.sbf");
+    struct stat st;
+    sbf_index_t *ref = build_for_output(o, g, len, n, NULL);
+    assert_non_null(ref);
+    assert_false(all_spilled(ref));
+    assert_int_equal(sbf_index_save(ref, ref_path), SBF_OK);
+    size_t got_len;
+    uint8_t *ref_bytes = slurp(ref_path, ref_len);
+
+    sbf_index_t *idx = build_for_output(o, g, len, n, out);
+    if (!idx)
+        fail_msg("build failed: %s", sbf_last_error());
+    assert_non_null(idx->layer);
+    if (!all_spilled(idx))
+        fail_msg("a finished panel stayed in memory");
+    assert_int_equal(stat(out, &st), -1);   /* nothing at the output before it is saved */
+    assert_int_equal(temp_files_of(out), 1);
+    /* the mapped-back filters answer as the ones built in memory, both layers */
+    enum { R = 9 };
+    const char *seqs[R];
+    size_t lens[R];
+    for (int i = 0; i < R; ++i) {
+        lens[i] = i < 6 ? 150 : 3000;
+        seqs[i] = g[i % n] + 1000 * (size_t)i;
+    }
+    uint32_t k1[R], h1[R * 3], k2[R], h2[R * 3];
+    assert_int_equal(sbf_query(ref, R, seqs, lens, k1, h1, 1), SBF_OK);
+    assert_int_equal(sbf_query(idx, R, seqs, lens, k2, h2, 1), SBF_OK);
+    assert_memory_equal(h1, h2, (size_t)(R * n) * sizeof *h1);
+    assert_int_equal(sbf_query(sbf_index_long_layer(ref), R, seqs, lens, k1, h1, 1), SBF_OK);
+    assert_int_equal(sbf_query(sbf_index_long_layer(idx), R, seqs, lens, k2, h2, 1), SBF_OK);
+    assert_memory_equal(h1, h2, (size_t)(R * n) * sizeof *h1);
+    for (int i = 0; i < R; ++i)   /* its own target's k-mers (nearly all: masks) read back, not zeros */
+        if (!(k2[i] > 0 && 10 * (uint64_t)h2[i * n + i % n] >= 9 * (uint64_t)k2[i]))
+            fail_msg("read %d: %u of %u k-mers of its own target in the layer", i, h2[i * n + i % n], k2[i]);
+    assert_int_equal(sbf_index_save(idx, out), SBF_OK);
+    uint8_t *got = slurp(out, &got_len);
+    assert_true(got_len == *ref_len && memcmp(got, ref_bytes, *ref_len) == 0);
+    free(got);
+    assert_true(sbf_index_checksum(idx) == sbf_index_checksum(ref));
+    sbf_index_destroy(idx);
+    assert_int_equal(stat(out, &st), 0);
+    assert_int_equal(temp_files_of(out), 0);
+    assert_int_equal(unlink(out), 0);   /* the next call's build finds no output there */
+    sbf_index_destroy(ref);
+    free(ref_path);
+    free(out);
+    return ref_bytes;
+}
+
+static void test_builder_output(void **state)
+{
+    (void)state;
+    test_seed(61);
+    sbf_opt_t o = test_opt(31, 25, 25, 2, 16);
+    enum { N = 3 };
+    size_t len[N] = {150000, 40000, 45000};
+    char *g[N];
+    for (int t = 0; t < N; ++t)
+        g[t] = random_dna(len[t]);
+    char *other = path_in_tmp("other.sbf"), *unsaved = path_in_tmp("unsaved.sbf");
+    char *bad = path_in_tmp("no/such/folder/x.sbf");
+    struct stat st;
+    size_t ref_len, got_len;
+    free(output_same_index(&o, g, len, 1, &ref_len));   /* one target: a plain panel */
+    uint8_t *ref_bytes = output_same_index(&o, g, len, N, &ref_len);   /* a wide one */
+
+    /* saved elsewhere: the same bytes there, nothing at the output named */
+    sbf_index_t *idx = build_for_output(&o, g, len, N, unsaved);
+    assert_non_null(idx);
+    int wide = 0;
+    for (int q = 0; q < idx->n_panels; ++q)
+        wide += idx->panels[q].n_members > 1;
+    assert_true(wide > 0);
+    assert_int_equal(sbf_index_save(idx, other), SBF_OK);
+    uint8_t *got = slurp(other, &got_len);
+    assert_true(got_len == ref_len && memcmp(got, ref_bytes, ref_len) == 0);
+    free(got);
+    sbf_index_destroy(idx);
+    assert_int_equal(stat(unsaved, &st), -1);
+    assert_int_equal(temp_files_of(unsaved), 0);
+
+    /* not saved: nothing left */
+    idx = build_for_output(&o, g, len, N, unsaved);
+    assert_non_null(idx);
+    assert_int_equal(temp_files_of(unsaved), 1);
+    sbf_index_destroy(idx);
+    assert_int_equal(stat(unsaved, &st), -1);
+    assert_int_equal(temp_files_of(unsaved), 0);
+
+    /* an output that cannot be written: the build fails first, naming it */
+    assert_null(build_for_output(&o, g, len, N, bad));
+    if (!strstr(sbf_last_error(), "no/such/folder/x.sbf"))
+        fail_msg("message: %s", sbf_last_error());
+
+    free(ref_bytes);
+    for (int t = 0; t < N; ++t)
+        free(g[t]);
+    free(other);
+    free(unsaved);
+    free(bad);
+}
+
 static void test_classify_api(void **state)
 {
     (void)state;
@@ -799,6 +945,7 @@ int main(void)
         cmocka_unit_test(test_gpu_selection),
         cmocka_unit_test(test_classify_api),
         cmocka_unit_test(test_long_layer_api),
+        cmocka_unit_test(test_builder_output),
     };
     return cmocka_run_group_tests_name("api", tests, tmpdir_setup, tmpdir_teardown);
 }
