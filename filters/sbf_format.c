@@ -538,6 +538,8 @@ int sbf_format_spill_open(sbf_index_t *idx, sbf_index_t *layer, const char *path
     int rc = images_prepare(idx, &im, &lim);
     idx->layer = had;
     struct sbf_spill_s *sp = rc == SBF_OK ? calloc(1, sizeof *sp) : NULL;
+    if (sp)
+        sp->fd = -1;   /* (calloc's 0 is standard input's) */
     if (rc == SBF_OK && (!sp || !(sp->path = strdup(path))))
         rc = sbf_error(SBF_E_NOMEM, "out of memory");
     if (rc == SBF_OK) {
