@@ -564,8 +564,12 @@ SBF_EXPORT int sbf_builder_finish(sbf_builder_t *b, sbf_index_t **out)
             /* its panel finished (every member built): into the output, out of memory */
             const int q = order[l]->idx->targets[i].panel;
             if (rc == SBF_OK && ++order[l]->built[q] == order[l]->idx->panels[q].n_members) {
-                if (main.idx->spill)
+                const int members = order[l]->idx->panels[q].n_members;
+                if (main.idx->spill && members == 1)
                     step(b, "target '%s', k=%d: writing its filter", b->targets[i].name, order[l]->params.k);
+                else if (main.idx->spill)   /* a wide panel: finished with its last member */
+                    step(b, "k=%d: writing the filters of %d targets (one panel, '%s' its last)", order[l]->params.k,
+                         members, b->targets[i].name);
                 rc = sbf_format_spill_panel(main.idx, order[l]->idx, q, b->opt.threads);
             }
         }
