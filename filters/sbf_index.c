@@ -469,8 +469,9 @@ static void probe_panel(const sbf_index_t *idx, const sbf_panel_t *pn, sbf_scan_
 
 /* Probe every target with the window just scanned (it starts at `start` of the sequence):
  * adds to *n_kmers and hits[r]; presence rows (row bytes each) as sbf_query_seq(). */
+/* only: the one panel to probe, or -1 for every panel */
 static void query_scanned(const sbf_index_t *idx, sbf_scan_t *sc, uint64_t start, uint64_t *n_kmers, uint64_t *hits,
-                          uint8_t *presence, uint64_t row)
+                          uint8_t *presence, uint64_t row, int only)
 {
     const sbf_params_t *p = &idx->params;
     const unsigned words = sbf_params_shard_words(p), log2b = sbf_params_shard_log2(p);
@@ -483,7 +484,7 @@ static void query_scanned(const sbf_index_t *idx, sbf_scan_t *sc, uint64_t start
     const int avx512 = log2b == 9 && H <= 3 && sbf_scan_path() == SBF_SCAN_AVX512;
 #endif
     uint64_t *const *plain = __atomic_load_n(&idx->plain, __ATOMIC_ACQUIRE);
-    for (int q = 0; q < idx->n_panels; ++q) {
+    for (int q = only < 0 ? 0 : only; q < (only < 0 ? idx->n_panels : only + 1); ++q) {
         const sbf_panel_t *pn = &idx->panels[q];
         if (pn->log2_width > 0 && !(plain && plain[pn->members[0]])) {
             probe_panel(idx, pn, sc, start, hits, presence, row);
@@ -517,9 +518,8 @@ static void query_scanned(const sbf_index_t *idx, sbf_scan_t *sc, uint64_t start
     }
 }
 
-void sbf_query_seq(const sbf_index_t *idx, sbf_scan_t *sc, const uint8_t code[256],
-                   const uint8_t *seq, uint64_t len, uint64_t *n_kmers, uint64_t *hits,
-                   uint8_t *presence)
+static void query_seq(const sbf_index_t *idx, sbf_scan_t *sc, const uint8_t code[256], const uint8_t *seq,
+                      uint64_t len, uint64_t *n_kmers, uint64_t *hits, uint8_t *presence, int only)
 {
     const sbf_params_t *p = &idx->params;
     const uint64_t k = (uint64_t)p->k;
@@ -534,8 +534,21 @@ void sbf_query_seq(const sbf_index_t *idx, sbf_scan_t *sc, const uint8_t code[25
     for (uint64_t start = 0; start + k <= len; start += SBF_WINDOW) {
         uint64_t wlen = len - start < SBF_WINDOW + k - 1 ? len - start : SBF_WINDOW + k - 1;
         sbf_scan_window(sc, p, code, seq + start, (uint32_t)wlen);
-        query_scanned(idx, sc, start, n_kmers, hits, presence, row);
+        query_scanned(idx, sc, start, n_kmers, hits, presence, row, only);
     }
+}
+
+void sbf_query_seq(const sbf_index_t *idx, sbf_scan_t *sc, const uint8_t code[256],
+                   const uint8_t *seq, uint64_t len, uint64_t *n_kmers, uint64_t *hits,
+                   uint8_t *presence)
+{
+    query_seq(idx, sc, code, seq, len, n_kmers, hits, presence, -1);
+}
+
+void sbf_query_seq_panel(const sbf_index_t *idx, sbf_scan_t *sc, const uint8_t code[256], const uint8_t *seq,
+                         uint64_t len, int panel, uint64_t *n_kmers, uint64_t *hits)
+{
+    query_seq(idx, sc, code, seq, len, n_kmers, hits, NULL, panel);
 }
 
 void sbf_query_seq_nt16(const sbf_index_t *idx, sbf_scan_t *sc, const uint8_t *packed, uint64_t len,
@@ -560,7 +573,7 @@ void sbf_query_seq_nt16(const sbf_index_t *idx, sbf_scan_t *sc, const uint8_t *p
         if (wlen & 1)
             window[wlen - 1] = (uint8_t)(in[wlen / 2] >> 4);
         sbf_scan_window(sc, p, sbf_nt4_nt16, window, wlen);
-        query_scanned(idx, sc, start, n_kmers, hits, NULL, 0);
+        query_scanned(idx, sc, start, n_kmers, hits, NULL, 0, -1);
     }
 }
 
@@ -751,7 +764,9 @@ int sbf_target_measure_chance(const sbf_index_t *idx, int r, const sbf_chance_sa
     const uint8_t *window = s->codes;
     for (uint32_t w = 0; w < s->n; window += s->len[w++]) {
         uint64_t nk;
-        sbf_query_seq(idx, sc, sbf_nt4_identity, window, s->len[w], &nk, hits, NULL);
+        /* its own panel only: the others' answers are not read, and probing them faulted the
+         * filters already written into the output (sbf_format_spill_panel) back into memory */
+        sbf_query_seq_panel(idx, sc, sbf_nt4_identity, window, s->len[w], t->panel, &nk, hits);
         kmers += nk;
         present += hits[r];
     }

@@ -139,6 +139,11 @@ void sbf_query_seq(const sbf_index_t *idx, sbf_scan_t *sc, const uint8_t code[25
                    const uint8_t *seq, uint64_t len, uint64_t *n_kmers, uint64_t *hits,
                    uint8_t *presence);
 
+/* sbf_query_seq with one panel probed: hits[r] for the targets of that panel (the others 0),
+ * no presence. */
+void sbf_query_seq_panel(const sbf_index_t *idx, sbf_scan_t *sc, const uint8_t code[256], const uint8_t *seq,
+                         uint64_t len, int panel, uint64_t *n_kmers, uint64_t *hits);
+
 /* The same answers (n_kmers, hits) for a sequence of len bases packed as BAM holds them
  * (bam_get_seq): two 4-bit seq_nt16 codes per byte, the first in the high nibble; A=1, C=2, G=4,
  * T=8, every other code breaks k-mers. Each window is unpacked to one code per byte and scanned
