@@ -787,8 +787,9 @@ static void test_mask_records(void **state)
     free(codes);
 }
 
-/* Masks (sbf_build --mask, the layer's adapters): a small one (an exact set) leaves out exactly
- * the target's k-mers it holds, on either strand; a large one (a filter, more than
+/* Masks (sbf_build --mask, the layer's adapters): a small one (an exact set: up to 4,096 k-mers
+ * behind a bitmap sieve, then a plain table) leaves out exactly the target's k-mers it holds,
+ * on either strand; a large one (a filter, more than
  * SBF_MASK_EXACT_MAX k-mers) leaves out at least those, and keeps the others but for its rare
  * false positives. The target: random sequence with stretches of the mask's, some reversed. */
 static void fill_random(uint8_t *c, uint64_t n, uint64_t *x)
@@ -828,8 +829,9 @@ static void test_mask_small_exact_large_filter(void **state)
     const sbf_opt_t o = test_opt(21, 15, 15, 2, 8);
     sbf_params_t p = {o.k, o.m, o.s, o.hashes, 512};
     uint64_t x = 0x9E3779B97F4A7C15ull;
-    for (int large = 0; large < 2; ++large) {
-        const uint64_t mask_len = large ? SBF_MASK_EXACT_MAX + 200000 : 5000, t_len = 3000000;
+    for (int size = 0; size < 3; ++size) {
+        const int large = size == 2;
+        const uint64_t mask_len = large ? SBF_MASK_EXACT_MAX + 200000 : size ? 5000 : 3000, t_len = 3000000;
         sbf_seqbuf_t mseq, tseq;
         sbf_seqbuf_init(&mseq);
         sbf_seqbuf_init(&tseq);
