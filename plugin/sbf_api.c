@@ -2,6 +2,7 @@
  * saving and describing it, and thin wrappers over the query engine (sbf_engine.c: CPU threads,
  * GPU copies, the multi-GPU split), the filters in filters/ and the reader in bam/. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -370,9 +371,24 @@ done:
     return rc;
 }
 
+/* Whether layer L leaves k-mers of target i out (a mask of it, adapters, or DUST), and what it
+ * says it does; NULL when it builds from the target's own sequence. */
+static const char *layer_masking(const sbf_builder_t *b, const layer_build_t *L, int i)
+{
+    int masks = L->adapters != 0;
+    for (int j = 0; j < b->n_masks; ++j)
+        masks += b->masks[j].target == SBF_EVERY_TARGET || b->masks[j].target == i;
+    return masks && L->dust_min ? "masked and low-complexity k-mers"
+           : masks              ? "masked k-mers"
+           : L->dust_min        ? "low-complexity k-mers"
+                                : NULL;
+}
+
 /* Target i's sequence as layer L builds it: *use is the target's own sequence, or *kept, the
- * records of its k-mers no mask of it (nor an adapter, in a layer that masks them) holds. */
-static int layer_sequence(const sbf_builder_t *b, layer_build_t *L, int i, sbf_seqbuf_t *kept, const sbf_seqbuf_t **use)
+ * records of its k-mers no mask of it (nor an adapter, in a layer that masks them) holds.
+ * say: the step is said here (0: the caller said it, this runs on another thread). */
+static int layer_sequence(const sbf_builder_t *b, layer_build_t *L, int i, sbf_seqbuf_t *kept, const sbf_seqbuf_t **use,
+                          int say)
 {
     const pending_target_t *pt = &b->targets[i];
     *use = &pt->seq;
@@ -389,8 +405,8 @@ static int layer_sequence(const sbf_builder_t *b, layer_build_t *L, int i, sbf_s
         }
     sbf_mask_t *mine = NULL;
     if (n > 0 || L->dust_min) {
-        step(b, "target '%s', k=%d: leaving out %s", pt->name, L->params.k,
-             n > 0 && L->dust_min ? "masked and low-complexity k-mers" : n > 0 ? "masked k-mers" : "low-complexity k-mers");
+        if (say)
+            step(b, "target '%s', k=%d: leaving out %s", pt->name, L->params.k, layer_masking(b, L, i));
         if (n > 0 && own == 0 && !L->every)
             rc = sbf_mask_build(&L->params, seqs, n, b->opt.threads, &L->every);
         else if (own > 0)
@@ -466,7 +482,7 @@ static int layer_build_target(const sbf_builder_t *b, layer_build_t *L, int r, c
         char why[1024], notice[1100];
         snprintf(why, sizeof why, "building on GPU %d failed (%.900s)", dev, sbf_error_message());
         const sbf_seqbuf_t *again;   /* a masked copy freed once on the device: made again */
-        if (sent.freed && layer_sequence(b, L, r, copy, &again) != SBF_OK)
+        if (sent.freed && layer_sequence(b, L, r, copy, &again, 1) != SBF_OK)
             return sbf_error(SBF_E_NOMEM, "%s, and the masked sequence could not be made again for the CPU engine",
                              why);
         snprintf(notice, sizeof notice, "%s: built on the CPU engine (the same bytes)", why);
@@ -501,6 +517,68 @@ static int layer_build_target(const sbf_builder_t *b, layer_build_t *L, int r, c
         sbf_chance_sample_free(&own);
     }
     return rc;
+}
+
+/* The next layer's masking on a thread of its own while a GPU builds the layer before: the
+ * masking is the CPU's work, the GPU step (copies, kernel, statistics) and the filter's write
+ * are mostly the device's and the disk's (a 3.06 Gbp host: k=31's DUST, 1.05 s, beside k=21's
+ * filter and its write, 1.6 s, issue 27). Its memory is the masked copy the layer would make
+ * next anyway; the copy before it is freed once on the device, in the first tenths of a second,
+ * while the masking's first pass (marks and sizes, no copy yet) runs. */
+typedef struct {
+    const sbf_builder_t *b;
+    layer_build_t *L;
+    int i, rc;
+    sbf_seqbuf_t *kept;
+    const sbf_seqbuf_t *use;
+    char *message;   /* the thread's error message (messages are per thread) */
+    pthread_t tid;
+} next_masking_t;
+
+static void *next_masking_worker(void *arg)
+{
+    next_masking_t *n = arg;
+    n->rc = layer_sequence(n->b, n->L, n->i, n->kept, &n->use, 0);
+    if (n->rc != SBF_OK)
+        n->message = strdup(sbf_error_message());
+    return NULL;
+}
+
+/* Start masking target i for layer L into *kept beside the build (said as a step here, on the
+ * calling thread). 1 when started, 0 when the layer builds from the target's own sequence or
+ * no thread could start (the caller masks it then, as ever). */
+static int next_masking_start(next_masking_t *n, const sbf_builder_t *b, layer_build_t *L, int i, sbf_seqbuf_t *kept)
+{
+    const char *what = layer_masking(b, L, i);
+    if (!what)
+        return 0;
+    *n = (next_masking_t){b, L, i, SBF_OK, kept, NULL, NULL, 0};
+    if (pthread_create(&n->tid, NULL, next_masking_worker, n) != 0)
+        return 0;
+    step(b, "target '%s', k=%d: leaving out %s (beside the build)", b->targets[i].name, L->params.k, what);
+    return 1;
+}
+
+/* Wait for it: its result, its error raised on this thread. */
+static int next_masking_join(next_masking_t *n, const sbf_seqbuf_t **use)
+{
+    pthread_join(n->tid, NULL);
+    *use = n->use;
+    int rc = n->rc;
+    if (rc != SBF_OK)
+        rc = sbf_error(rc, "%s", n->message ? n->message : "out of memory");
+    free(n->message);
+    n->message = NULL;
+    return rc;
+}
+
+/* Wait for it and forget it (an error before it was needed: the first error stays the one
+ * said); the caller frees its copy. */
+static void next_masking_drop(next_masking_t *n)
+{
+    pthread_join(n->tid, NULL);
+    free(n->message);
+    n->message = NULL;
 }
 
 static void layer_free(layer_build_t *L)
@@ -541,11 +619,27 @@ SBF_EXPORT int sbf_builder_finish(sbf_builder_t *b, sbf_index_t **out)
         layer_build_t *order[3] = {layered ? &lay : &main, layered ? &main : NULL, NULL};
         sbf_chance_sample_t sample = {0};
         const sbf_chance_sample_t *sampled = NULL;
+        sbf_seqbuf_t kept_next;   /* the second layer's masked copy, made beside the first's build */
+        sbf_seqbuf_init(&kept_next);
+        next_masking_t next;
+        int masking_next = 0;
         for (int l = 0; l < 2 && order[l] && rc == SBF_OK; ++l) {
             sbf_seqbuf_t kept;
             const sbf_seqbuf_t *use;
             sbf_seqbuf_init(&kept);
-            rc = layer_sequence(b, order[l], i, &kept, &use);
+            if (masking_next) {   /* made beside the layer before: its copy is this layer's */
+                masking_next = 0;
+                rc = next_masking_join(&next, &use);
+                kept = kept_next;
+                sbf_seqbuf_init(&kept_next);
+                if (use == &kept_next)
+                    use = &kept;
+            } else
+                rc = layer_sequence(b, order[l], i, &kept, &use, 1);
+            /* a GPU build: the CPU masks the next layer meanwhile (a CPU build's threads are
+             * all busy building, and it drops the target's sequence before the last layer) */
+            if (rc == SBF_OK && order[l + 1] && build_device(b) >= 0)
+                masking_next = next_masking_start(&next, b, order[l + 1], i, &kept_next);
             /* The last layer's masked copy made, a CPU build needs the target's own sequence no
              * more (but for the chance sample, should that layer measure it): a human host's 3 GB
              * of codes sat beside its masked copy and both layers' filters (14.8 GB at the peak
@@ -573,6 +667,9 @@ SBF_EXPORT int sbf_builder_finish(sbf_builder_t *b, sbf_index_t **out)
                 rc = sbf_format_spill_panel(main.idx, order[l]->idx, q, b->opt.threads);
             }
         }
+        if (masking_next)   /* an error before the next layer: its masking is not used */
+            next_masking_drop(&next);
+        sbf_seqbuf_free(&kept_next);
         sbf_chance_sample_free(&sample);
         sbf_seqbuf_free(&b->targets[i].seq);
     }

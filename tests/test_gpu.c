@@ -133,6 +133,23 @@ static void test_build_fallback_after_upload(void **state)
     assert_true(n[0] > 0 && n[0] == n[1]);
     assert_memory_equal(bytes[0], bytes[1], n[0]);
     printf("build: a GPU failure after the upload, finished on the CPU engine: %zu bytes identical\n", n[0]);
+    /* --gpu 0 asks for the device: the failure fails the build, while the next layer's masking
+     * runs beside it on its own thread (joined, its copy freed: ASan and memcheck say so), and
+     * the message is the GPU's, not the thread's */
+    sbf_opt_t o = test_opt(31, 21, 24, 2, 16);
+    o.gpu = 0;
+    sbf_builder_t *b;
+    sbf_index_t *idx = NULL;
+    assert_int_equal(sbf_builder_init(&o, &b), 0);
+    assert_int_equal(sbf_builder_add_target(b, "g"), 0);
+    assert_int_equal(sbf_builder_add_seq(b, 0, g, len), 0);
+    sbf_gpu_fail_after_sent = 1;
+    const int rc = sbf_builder_finish(b, &idx);
+    sbf_gpu_fail_after_sent = 0;
+    assert_true(rc != 0 && idx == NULL);
+    if (!strstr(sbf_error_message(), "injected by a test"))
+        fail_msg("the build's error is not the GPU's: %s", sbf_error_message());
+    printf("build: --gpu 0 and a GPU failure after the upload: failed with \"%s\"\n", sbf_error_message());
     free(bytes[0]);
     free(bytes[1]);
     free(g);
