@@ -93,7 +93,41 @@ void sbf_seqbuf_drop_codes(sbf_seqbuf_t *b)
     b->run = 0;
 }
 
-int sbf_seqbuf_join(sbf_seqbuf_t *dst, sbf_seqbuf_t *src, uint64_t lead_empty)
+/* A join's copy on several threads: the builder joins each file's codes into its target on one
+ * thread, in order, while the files are read on the others; a human genome's 3 GB (33 files)
+ * took about 2 of the 2.7 s of reading on the H200 machine, the copy and its destination's page
+ * faults on one thread (VM: 0.077 s per 100 Mbp). Pieces are taken in turn by the threads. */
+#define JOIN_PIECE ((uint64_t)4 << 20)
+typedef struct {
+    uint8_t *dst;
+    const uint8_t *src;
+    uint64_t n, next;   /* next: the next piece, taken atomically */
+} join_copy_t;
+
+static void *join_copy_worker(void *arg)
+{
+    join_copy_t *c = arg;
+    for (;;) {
+        const uint64_t at = __atomic_fetch_add(&c->next, 1, __ATOMIC_RELAXED) * JOIN_PIECE;
+        if (at >= c->n)
+            return NULL;
+        memcpy(c->dst + at, c->src + at, c->n - at < JOIN_PIECE ? c->n - at : JOIN_PIECE);
+    }
+}
+
+static void join_copy(uint8_t *dst, const uint8_t *src, uint64_t n, int threads)
+{
+    const uint64_t pieces = (n + JOIN_PIECE - 1) / JOIN_PIECE;
+    if ((uint64_t)threads > pieces)
+        threads = (int)pieces;
+    join_copy_t c = {dst, src, n, 0};
+    if (threads <= 1)
+        memcpy(dst, src, n);
+    else
+        sbf_run_threads(threads, join_copy_worker, &c);
+}
+
+int sbf_seqbuf_join(sbf_seqbuf_t *dst, sbf_seqbuf_t *src, uint64_t lead_empty, int threads)
 {
     if (dst->len == 0) {   /* empty records before any base add nothing; src's counts are dst's */
         sbf_seqbuf_free(dst);
@@ -111,7 +145,7 @@ int sbf_seqbuf_join(sbf_seqbuf_t *dst, sbf_seqbuf_t *src, uint64_t lead_empty)
         memset(dst->codes + dst->len, 4, lead_empty + (src->len > 0));
         dst->len += lead_empty + (src->len > 0);
         if (src->len > 0)   /* (an empty src may have no buffer) */
-            memcpy(dst->codes + dst->len, src->codes, src->len);
+            join_copy(dst->codes + dst->len, src->codes, src->len, threads);
         dst->len += src->len;
         dst->run = src->len > 0 ? src->run : 0;
     }
@@ -121,7 +155,7 @@ int sbf_seqbuf_join(sbf_seqbuf_t *dst, sbf_seqbuf_t *src, uint64_t lead_empty)
     return SBF_OK;
 }
 
-int sbf_seqbuf_move(sbf_seqbuf_t *dst, sbf_seqbuf_t *src) { return sbf_seqbuf_join(dst, src, 0); }
+int sbf_seqbuf_move(sbf_seqbuf_t *dst, sbf_seqbuf_t *src, int threads) { return sbf_seqbuf_join(dst, src, 0, threads); }
 
 void sbf_seqbuf_restore(sbf_seqbuf_t *b, const sbf_seqbuf_t *before)
 {

@@ -25,12 +25,13 @@ void sbf_seqbuf_drop_codes(sbf_seqbuf_t *b);
 int sbf_seqbuf_append(sbf_seqbuf_t *b, const uint8_t code[256], const uint8_t *seq, uint64_t len, int k);
 
 /* Append the records of src (read with the same k) to dst and free src: the buffer appending
- * them one by one gives. An empty dst takes src's memory without a copy. */
-int sbf_seqbuf_move(sbf_seqbuf_t *dst, sbf_seqbuf_t *src);
+ * them one by one gives. An empty dst takes src's memory without a copy; else the copy runs on
+ * up to `threads` threads (pieces of 4 MiB). */
+int sbf_seqbuf_move(sbf_seqbuf_t *dst, sbf_seqbuf_t *src, int threads);
 /* The same for records of one file parsed apart (src appended from empty): the first
  * lead_empty records were empty ones, before src's first record with bases (all of them when src
  * has none), which write a separator each after earlier bases, as they would have. */
-int sbf_seqbuf_join(sbf_seqbuf_t *dst, sbf_seqbuf_t *src, uint64_t lead_empty);
+int sbf_seqbuf_join(sbf_seqbuf_t *dst, sbf_seqbuf_t *src, uint64_t lead_empty, int threads);
 /* Cut b back to what it held when `before` was copied from it (its records appended since then
  * cut off; a buffer it took whole from another, when it held nothing, freed). */
 void sbf_seqbuf_restore(sbf_seqbuf_t *b, const sbf_seqbuf_t *before);

@@ -201,7 +201,9 @@ static int take_file(void *arg, int i, sbf_seqbuf_t *seq)
 {
     add_files_t *a = arg;
     pending_target_t *t = &a->b->targets[a->targets[i]];
-    int rc = sbf_seqbuf_move(&t->seq, seq);
+    /* the copy on every thread: this one joins the files in order while the others read, and
+     * was the reading's limit on one */
+    int rc = sbf_seqbuf_move(&t->seq, seq, a->b->opt.threads);
     if (rc == SBF_OK)
         rc = add_source(t, a->paths[i]);
     if (rc == SBF_OK)

@@ -63,6 +63,7 @@ typedef struct {
 typedef struct {
     const char *path;
     int k;
+    int threads;               /* the joins' copies: the parsers and this one */
     piece_t **p;
     int n, cap;                /* pieces made, room in p */
     size_t ahead;              /* the text bytes of the pieces made and not joined */
@@ -163,7 +164,7 @@ static int pieces_join(pieces_t *job, int limit, int *joined, long long *records
             *again = 1;
         else if (pc->rc < 0)
             rc = sbf_error(pc->rc, "%s", pc->message ? pc->message : "out of memory");
-        else if ((rc = sbf_seqbuf_join(seq, &pc->seq, pc->lead_empty)) == SBF_OK)
+        else if ((rc = sbf_seqbuf_join(seq, &pc->seq, pc->lead_empty, job->threads)) == SBF_OK)
             *records += pc->records;
         sbf_seqbuf_free(&pc->seq);
         free(pc->message);
@@ -216,6 +217,7 @@ static int read_pieces(sbf_seqfile_t *f, const char *path, int k, int workers, s
     memset(&job, 0, sizeof job);
     job.path = path;
     job.k = k;
+    job.threads = workers + 1;
     pthread_mutex_init(&job.lock, NULL);
     pthread_cond_init(&job.changed, NULL);
     pthread_t *tid = calloc((size_t)workers, sizeof *tid);
