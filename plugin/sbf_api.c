@@ -526,7 +526,9 @@ static int layer_build_target(const sbf_builder_t *b, layer_build_t *L, int r, c
  * are mostly the device's and the disk's (a 3.06 Gbp host: k=31's DUST, 1.05 s, beside k=21's
  * filter and its write, 1.6 s, issue 27). Its memory is the masked copy the layer would make
  * next anyway; the copy before it is freed once on the device, in the first tenths of a second,
- * while the masking's first pass (marks and sizes, no copy yet) runs. */
+ * while the masking's first pass (marks and sizes, no copy yet) runs. A CPU build masks beside
+ * the write only (its insertion keeps every thread busy): the write is bound by the panel's
+ * checksum on one thread (0.6 s for the layer's 3.06 GB on the H200). */
 typedef struct {
     const sbf_builder_t *b;
     layer_build_t *L;
@@ -546,10 +548,11 @@ static void *next_masking_worker(void *arg)
     return NULL;
 }
 
-/* Start masking target i for layer L into *kept beside the build (said as a step here, on the
+/* Start masking target i for layer L into *kept beside `beside` (said as a step here, on the
  * calling thread). 1 when started, 0 when the layer builds from the target's own sequence or
  * no thread could start (the caller masks it then, as ever). */
-static int next_masking_start(next_masking_t *n, const sbf_builder_t *b, layer_build_t *L, int i, sbf_seqbuf_t *kept)
+static int next_masking_start(next_masking_t *n, const sbf_builder_t *b, layer_build_t *L, int i, sbf_seqbuf_t *kept,
+                              const char *beside)
 {
     const char *what = layer_masking(b, L, i);
     if (!what)
@@ -557,7 +560,7 @@ static int next_masking_start(next_masking_t *n, const sbf_builder_t *b, layer_b
     *n = (next_masking_t){b, L, i, SBF_OK, kept, NULL, NULL, 0};
     if (pthread_create(&n->tid, NULL, next_masking_worker, n) != 0)
         return 0;
-    step(b, "target '%s', k=%d: leaving out %s (beside the build)", b->targets[i].name, L->params.k, what);
+    step(b, "target '%s', k=%d: leaving out %s (beside %s)", b->targets[i].name, L->params.k, what, beside);
     return 1;
 }
 
@@ -638,10 +641,12 @@ SBF_EXPORT int sbf_builder_finish(sbf_builder_t *b, sbf_index_t **out)
                     use = &kept;
             } else
                 rc = layer_sequence(b, order[l], i, &kept, &use, 1);
-            /* a GPU build: the CPU masks the next layer meanwhile (a CPU build's threads are
-             * all busy building, and it drops the target's sequence before the last layer) */
-            if (rc == SBF_OK && order[l + 1] && build_device(b) >= 0)
-                masking_next = next_masking_start(&next, b, order[l + 1], i, &kept_next);
+            /* the next layer's masking beside this layer's work: on a GPU build beside all of
+             * it (the GPU step and the write); on the CPU, whose threads all insert, beside the
+             * write (below) */
+            const int on_gpu = build_device(b) >= 0;
+            if (rc == SBF_OK && order[l + 1] && on_gpu)
+                masking_next = next_masking_start(&next, b, order[l + 1], i, &kept_next, "the build");
             /* The last layer's masked copy made, a CPU build needs the target's own sequence no
              * more (but for the chance sample, should that layer measure it): a human host's 3 GB
              * of codes sat beside its masked copy and both layers' filters (14.8 GB at the peak
@@ -657,6 +662,8 @@ SBF_EXPORT int sbf_builder_finish(sbf_builder_t *b, sbf_index_t **out)
             if (rc == SBF_OK)
                 rc = layer_build_target(b, order[l], i, use, use == &kept ? &kept : NULL, sampled);
             sbf_seqbuf_free(&kept);
+            if (rc == SBF_OK && order[l + 1] && !on_gpu)
+                masking_next = next_masking_start(&next, b, order[l + 1], i, &kept_next, "the write");
             /* its panel finished (every member built): into the output, out of memory */
             const int q = order[l]->idx->targets[i].panel;
             if (rc == SBF_OK && ++order[l]->built[q] == order[l]->idx->panels[q].n_members) {
