@@ -15,7 +15,7 @@ struct sbf_mask {
     uint64_t *keys;       /* else the canonical k-mers, open addressing (SET_EMPTY: a free slot) */
     uint64_t slots;       /* a power of 2: at least 8 times the k-mers up to SET_ROOMY_MAX, else 2 */
     unsigned shift;       /* 64 - log2(slots) */
-    uint64_t *sieve;      /* sets of up to SET_ROOMY_MAX k-mers: SIEVE_BITS bits, one set per k-mer */
+    uint64_t *sieve;      /* sets of up to SET_ROOMY_MAX k-mers: 2^SIEVE_LOG2 bits, one set per k-mer */
 };
 
 /* Sets of up to this many k-mers get 8 slots a k-mer (256 KiB at most), larger ones 2 (16 MiB at

@@ -406,9 +406,10 @@ static int layer_sequence(const sbf_builder_t *b, layer_build_t *L, int i, sbf_s
             own += b->masks[j].target == i;
         }
     sbf_mask_t *mine = NULL;
-    if (n > 0 || L->dust_min) {
+    const char *what = layer_masking(b, L, i);   /* what the masks above and DUST leave out */
+    if (what) {
         if (say)
-            step(b, "target '%s', k=%d: leaving out %s", pt->name, L->params.k, layer_masking(b, L, i));
+            step(b, "target '%s', k=%d: leaving out %s", pt->name, L->params.k, what);
         if (n > 0 && own == 0 && !L->every)
             rc = sbf_mask_build(&L->params, seqs, n, b->opt.threads, &L->every);
         else if (own > 0)
@@ -617,6 +618,7 @@ SBF_EXPORT int sbf_builder_finish(sbf_builder_t *b, sbf_index_t **out)
     }
     /* target by target: each layer from the target's sequence (masked for it), the sequence
      * released before the last one's filter on the CPU, after it on a GPU */
+    const int on_gpu = build_device(b) >= 0;
     for (int i = 0; i < b->n_targets && rc == SBF_OK; ++i) {
         /* the long-read layer first: its filter is the smaller (8 bits a k-mer against 16), so
          * that the larger is built last, beside its masked copy alone once the target's own
@@ -644,7 +646,6 @@ SBF_EXPORT int sbf_builder_finish(sbf_builder_t *b, sbf_index_t **out)
             /* the next layer's masking beside this layer's work: on a GPU build beside all of
              * it (the GPU step and the write); on the CPU, whose threads all insert, beside the
              * write (below) */
-            const int on_gpu = build_device(b) >= 0;
             if (rc == SBF_OK && order[l + 1] && on_gpu)
                 masking_next = next_masking_start(&next, b, order[l + 1], i, &kept_next, "the build");
             /* The last layer's masked copy made, a CPU build needs the target's own sequence no
@@ -652,7 +653,7 @@ SBF_EXPORT int sbf_builder_finish(sbf_builder_t *b, sbf_index_t **out)
              * of codes sat beside its masked copy and both layers' filters (14.8 GB at the peak
              * for a 9.19 GB index, issue 27). A GPU build keeps it: should the device fail once
              * it holds the masked copy (then freed), the copy is made again from it for the CPU. */
-            if (rc == SBF_OK && use == &kept && !order[l + 1] && build_device(b) < 0) {
+            if (rc == SBF_OK && use == &kept && !order[l + 1] && !on_gpu) {
                 if (order[l]->measure_chance && (rc = sbf_chance_sample(b->targets[i].seq.codes,
                                                                         b->targets[i].seq.len, &sample)) == SBF_OK)
                     sampled = &sample;
