@@ -1,5 +1,6 @@
 /* sbf_build.c -- building one target's filter from its sequence with a pool of threads. */
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -217,174 +218,263 @@ void sbf_run_threads(int threads, void *(*work)(void *), void *arg)
     free(tid);
 }
 
-/* Chunks of k-mer start positions, one per thread and round; big enough that the k-1 bases each
- * chunk rescans are noise, small enough to balance two threads on a bacterial genome. */
-#define CHUNK_KMERS (1u << 18)
+/* Chunks of k-mer start positions, taken in turn from a counter: big enough that the k-1 bases
+ * each chunk rescans are noise, small enough that the last ones balance the threads. */
+#define CHUNK_KMERS (1u << 16)
+/* Records a block holds: one thread's records for one range of shards, queued when full. */
+#define BLOCK_RECORDS 256u
 
-/* Several threads into one filter: rounds. In each, every thread scans a chunk of its own and
- * puts each run's record (shard, bits) into the bucket of the thread that owns the shard
- * (threads own equal ranges of shards); after a barrier, every thread ORs the records addressed
- * to it into its own shards, with no atomic operation, prefetching shards a few records ahead.
- * Atomic ORs did the same with no buckets, but a locked OR waits for its cache line and lets no
- * other miss overlap it: 3/4 of the insertion's time with a 1 GB filter (perf, issue 27). */
-typedef struct {
-    sbf_run_sink_t sink;   /* first: put() finds its buckets from the sink */
-    uint64_t **rec;        /* per owner: records of 1 + shard words */
-    size_t *used, *cap;    /* per owner, in words */
-    uint64_t spare[9];     /* where a record goes when its bucket cannot grow (failed is set) */
-    unsigned threads, rec_words;
-    uint64_t n_shards;
-    uint64_t owner_mult;   /* threads * 2^32 / n_shards: the owner of a shard without a division */
-    int failed;
-} buckets_t;
+unsigned sbf_build_queue_cap = 0;
 
-static uint64_t *bucket_put(sbf_run_sink_t *sink, uint64_t shard)
-{
-    buckets_t *b = (buckets_t *)sink;
-    const unsigned owner = (unsigned)((shard * b->owner_mult) >> 32);   /* < threads: shard < n_shards */
-    if (b->used[owner] + b->rec_words > b->cap[owner] &&
-        sbf_reserve(&b->rec[owner], &b->cap[owner], b->used[owner] + b->rec_words, sizeof(uint64_t)) != SBF_OK) {
-        b->failed = 1;
-        return b->spare;
-    }
-    uint64_t *r = b->rec[owner] + b->used[owner];
-    b->used[owner] += b->rec_words;
-    return r;
-}
+/* Several threads into one filter, with no atomic OR and no barrier. The filter's shards are
+ * cut into ranges (2 per thread, at most 64). A thread scans chunks taken in turn and puts
+ * each run's record (shard, bits) into its own block for the shard's range; a full block is
+ * queued on its range. After each chunk, the thread applies the queued blocks of every range
+ * that no other thread is applying (one flag per range: while it holds the flag, the range's
+ * shards are its own), prefetching shards a few records ahead. OR commutes, so the filter's
+ * bytes depend neither on who applies a block nor when.
+ * Atomic ORs needed no records, but a locked OR waits for its cache line and lets no other
+ * miss overlap it (3/4 of the insertion's time with a 1 GB filter, perf, issue 27). Rounds of
+ * one chunk per thread with a barrier after the scans and after the ORs kept every thread
+ * waiting for the slowest: 1.2-2.5 s of each 7 s layer of a 3 Gbp build on the H200's 16
+ * threads (doc/PERFORMANCE.md). Few ranges: a thread fills a block per range at once, and
+ * with many the blocks' tails fall out of the caches (VM, 2 threads, k=31: 4 ranges 1.9 s,
+ * 128 ranges 3.3 s, whatever the blocks' size). */
+typedef struct block_s {
+    struct block_s *next;
+    uint32_t n;         /* records */
+    uint64_t rec[];     /* n records of 1 + shard words */
+} block_t;
 
 typedef struct {
+    pthread_mutex_t lock;   /* guards queue's list; its head is also read without it, atomically */
+    block_t *queue;         /* full blocks not applied yet */
+    int applying;           /* atomic flag: a thread is ORing this range's blocks */
+} range_t;
+
+typedef struct insert_job_s insert_job_t;
+
+typedef struct {
+    sbf_run_sink_t sink;    /* first: put() finds its writer from the sink */
+    insert_job_t *job;
+    block_t **open;         /* per range: the block this thread fills, or NULL */
+    uint64_t spare[9];      /* where a record goes when no block can be had (the job fails) */
+} writer_t;
+
+struct insert_job_s {
     const sbf_index_t *idx;
     sbf_target_t *t;
     const uint8_t *codes;
     uint64_t len, n_chunks;
-    int threads;           /* those running, once the gate opens */
-    buckets_t *buckets;    /* per thread */
-    pthread_barrier_t barrier;
-    pthread_mutex_t lock;
-    pthread_cond_t gate;
-    int open, next_id, failed;
-} bucket_job_t;
+    unsigned n_ranges, rec_words;
+    uint64_t range_mult;      /* n_ranges * 2^32 / n_shards: a shard's range without a division */
+    range_t *ranges;
+    writer_t *writers;        /* one per thread */
+    pthread_mutex_t pool_lock;
+    block_t *pool;            /* blocks applied, free again */
+    uint64_t queue_cap;       /* blocks queued beyond which a thread applies before it scans on */
+    int threads;
+    /* atomics */
+    uint64_t next_chunk, queued;   /* the next chunk to take; blocks queued and not taken */
+    int next_writer, scanning;     /* writers handed out; threads that may still queue blocks */
+    int failed;
+};
 
-static void apply_bucket(const sbf_index_t *idx, sbf_target_t *t, const uint64_t *rec, size_t words_used)
+static block_t *block_get(insert_job_t *job)
 {
-    const unsigned words = sbf_params_shard_words(&idx->params), rw = 1 + words;
-    const size_t n = words_used / rw, ahead = 16;
-    for (size_t i = 0; i < n && i < ahead; ++i)
-        __builtin_prefetch(t->bits + rec[i * rw] * words, 1, 0);
-    for (size_t i = 0; i < n; ++i) {
-        if (i + ahead < n)
-            __builtin_prefetch(t->bits + rec[(i + ahead) * rw] * words, 1, 0);
-        uint64_t *w = t->bits + rec[i * rw] * words;
-        const uint64_t *m = rec + i * rw + 1;
+    pthread_mutex_lock(&job->pool_lock);
+    block_t *b = job->pool;
+    if (b)
+        job->pool = b->next;
+    pthread_mutex_unlock(&job->pool_lock);
+    if (!b)
+        b = malloc(sizeof *b + (size_t)BLOCK_RECORDS * job->rec_words * sizeof(uint64_t));
+    if (b)
+        b->n = 0;
+    return b;
+}
+
+/* Blocks first..last (linked) back to the pool. */
+static void pool_put(insert_job_t *job, block_t *first, block_t *last)
+{
+    pthread_mutex_lock(&job->pool_lock);
+    last->next = job->pool;
+    job->pool = first;
+    pthread_mutex_unlock(&job->pool_lock);
+}
+
+static void queue_block(insert_job_t *job, unsigned r, block_t *b)
+{
+    range_t *rg = &job->ranges[r];
+    pthread_mutex_lock(&rg->lock);
+    b->next = rg->queue;
+    __atomic_store_n(&rg->queue, b, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&rg->lock);
+    __atomic_add_fetch(&job->queued, 1, __ATOMIC_SEQ_CST);
+}
+
+static uint64_t *writer_put(sbf_run_sink_t *sink, uint64_t shard)
+{
+    writer_t *w = (writer_t *)sink;
+    insert_job_t *job = w->job;
+    const unsigned r = (unsigned)((shard * job->range_mult) >> 32);   /* < n_ranges: shard < n_shards */
+    block_t *b = w->open[r];
+    if (!b || b->n == BLOCK_RECORDS) {
+        if (b)
+            queue_block(job, r, b);
+        if (!(b = w->open[r] = block_get(job))) {
+            __atomic_store_n(&job->failed, 1, __ATOMIC_RELAXED);
+            return w->spare;
+        }
+    }
+    return b->rec + (size_t)b->n++ * job->rec_words;
+}
+
+/* OR one block's records into the filter, prefetching the shards of records a few ahead. */
+static void apply_block(const insert_job_t *job, const block_t *b)
+{
+    const unsigned words = job->rec_words - 1, rw = job->rec_words, ahead = 16;
+    uint64_t *bits = job->t->bits;
+    const uint64_t *rec = b->rec;
+    for (uint32_t i = 0; i < b->n && i < ahead; ++i)
+        __builtin_prefetch(bits + rec[(size_t)i * rw] * words, 1, 0);
+    for (uint32_t i = 0; i < b->n; ++i) {
+        if (i + ahead < b->n)
+            __builtin_prefetch(bits + rec[(size_t)(i + ahead) * rw] * words, 1, 0);
+        const uint64_t *m = rec + (size_t)i * rw;
+        uint64_t *w = bits + m[0] * words;
         for (unsigned q = 0; q < words; ++q)
-            w[q] |= m[q];
+            w[q] |= m[1 + q];
     }
 }
 
-static void *bucket_worker(void *arg)
+/* Apply the queued blocks of every range no other thread is applying, starting at range
+ * `from`; the blocks go back to the pool. Returns the blocks applied. */
+static uint64_t apply_queued(insert_job_t *job, unsigned from)
 {
-    bucket_job_t *job = arg;
-    pthread_mutex_lock(&job->lock);
-    while (!job->open)
-        pthread_cond_wait(&job->gate, &job->lock);
-    const int me = job->next_id++, T = job->threads;
-    pthread_mutex_unlock(&job->lock);
-    buckets_t *mine = &job->buckets[me];
+    uint64_t applied = 0;
+    for (unsigned i = 0; i < job->n_ranges; ++i) {
+        range_t *rg = &job->ranges[(from + i) % job->n_ranges];
+        if (!__atomic_load_n(&rg->queue, __ATOMIC_RELAXED) || __atomic_exchange_n(&rg->applying, 1, __ATOMIC_ACQUIRE))
+            continue;
+        pthread_mutex_lock(&rg->lock);
+        block_t *list = rg->queue;
+        __atomic_store_n(&rg->queue, NULL, __ATOMIC_RELAXED);
+        pthread_mutex_unlock(&rg->lock);
+        uint64_t n = 0;
+        block_t *last = NULL;
+        for (block_t *b = list; b; last = b, b = b->next, ++n)
+            apply_block(job, b);
+        __atomic_store_n(&rg->applying, 0, __ATOMIC_RELEASE);
+        if (!n)
+            continue;
+        __atomic_sub_fetch(&job->queued, n, __ATOMIC_SEQ_CST);
+        pool_put(job, list, last);
+        applied += n;
+    }
+    return applied;
+}
+
+static void *insert_worker(void *arg)
+{
+    insert_job_t *job = arg;
+    /* counted before it takes a chunk: a thread that sees every chunk taken and no thread
+     * scanning knows that no block will be queued any more */
+    __atomic_add_fetch(&job->scanning, 1, __ATOMIC_SEQ_CST);
+    const int me = __atomic_fetch_add(&job->next_writer, 1, __ATOMIC_SEQ_CST);
+    writer_t *w = &job->writers[me];
+    const unsigned from = (unsigned)((uint64_t)me * job->n_ranges / (unsigned)job->threads);   /* spread out */
     sbf_scan_t *sc = malloc(sizeof *sc);
     if (!sc)
-        mine->failed = 1;
+        __atomic_store_n(&job->failed, 1, __ATOMIC_RELAXED);
     const uint64_t k = (uint64_t)job->idx->params.k;
-    for (uint64_t round = 0; round * (uint64_t)T < job->n_chunks; ++round) {
-        const uint64_t c = round * (uint64_t)T + (uint64_t)me;
-        for (int o = 0; o < T; ++o)
-            mine->used[o] = 0;
-        if (c < job->n_chunks && sc) {
-            const uint64_t start = c * CHUNK_KMERS;
-            const uint64_t end = start + CHUNK_KMERS + k - 1 < job->len ? start + CHUNK_KMERS + k - 1 : job->len;
-            for (uint64_t w = start; w + k <= end; w += SBF_WINDOW) {
-                const uint64_t wlen = end - w < SBF_WINDOW + k - 1 ? end - w : SBF_WINDOW + k - 1;
-                sbf_scan_window(sc, &job->idx->params, sbf_nt4_identity, job->codes + w, (uint32_t)wlen);
-                sbf_scanned_runs(job->idx, job->t, sc, &mine->sink);
-            }
+    uint64_t c;
+    while (sc && (c = __atomic_fetch_add(&job->next_chunk, 1, __ATOMIC_SEQ_CST)) < job->n_chunks) {
+        const uint64_t start = c * CHUNK_KMERS;
+        const uint64_t end = start + CHUNK_KMERS + k - 1 < job->len ? start + CHUNK_KMERS + k - 1 : job->len;
+        for (uint64_t p = start; p + k <= end; p += SBF_WINDOW) {
+            const uint64_t wlen = end - p < SBF_WINDOW + k - 1 ? end - p : SBF_WINDOW + k - 1;
+            sbf_scan_window(sc, &job->idx->params, sbf_nt4_identity, job->codes + p, (uint32_t)wlen);
+            sbf_scanned_runs(job->idx, job->t, sc, &w->sink);
         }
-        pthread_barrier_wait(&job->barrier);
-        for (int v = 0; v < T; ++v)
-            apply_bucket(job->idx, job->t, job->buckets[v].rec[me], job->buckets[v].used[me]);
-        pthread_barrier_wait(&job->barrier);
+        apply_queued(job, from);
+        while (__atomic_load_n(&job->queued, __ATOMIC_SEQ_CST) > job->queue_cap)
+            if (!apply_queued(job, from))
+                sched_yield();   /* every queued range is being applied: wait for one */
+    }
+    for (unsigned r = 0; r < job->n_ranges; ++r)
+        if (w->open[r]) {
+            if (w->open[r]->n)
+                queue_block(job, r, w->open[r]);
+            else
+                pool_put(job, w->open[r], w->open[r]);
+            w->open[r] = NULL;
+        }
+    __atomic_sub_fetch(&job->scanning, 1, __ATOMIC_SEQ_CST);
+    for (;;) {
+        const uint64_t applied = apply_queued(job, from);
+        if (__atomic_load_n(&job->next_chunk, __ATOMIC_SEQ_CST) >= job->n_chunks &&
+            !__atomic_load_n(&job->scanning, __ATOMIC_SEQ_CST) && !__atomic_load_n(&job->queued, __ATOMIC_SEQ_CST))
+            break;
+        if (!applied)
+            sched_yield();
     }
     free(sc);
     return NULL;
 }
 
-static void buckets_free(buckets_t *b, int threads)
-{
-    for (int o = 0; b->rec && o < threads; ++o)
-        free(b->rec[o]);
-    free(b->rec);
-    free(b->used);
-    free(b->cap);
-}
-
-/* sbf_build_target on `threads` (> 1) threads with buckets; SBF_OK or an error. */
-static int build_bucketed(const sbf_index_t *idx, sbf_target_t *t, const uint8_t *codes, uint64_t len,
+/* sbf_build_target on `threads` (> 1) threads; SBF_OK or an error. */
+static int build_threaded(const sbf_index_t *idx, sbf_target_t *t, const uint8_t *codes, uint64_t len,
                           uint64_t n_chunks, int threads)
 {
-    bucket_job_t job;
+    insert_job_t job;
     memset(&job, 0, sizeof job);
     job.idx = idx;
     job.t = t;
     job.codes = codes;
     job.len = len;
     job.n_chunks = n_chunks;
-    pthread_t *tid = calloc((size_t)threads, sizeof *tid);
-    job.buckets = calloc((size_t)threads, sizeof *job.buckets);
-    int rc = tid && job.buckets ? SBF_OK : SBF_E_NOMEM;
-    for (int i = 0; i < threads && rc == SBF_OK; ++i) {
-        buckets_t *b = &job.buckets[i];
-        b->sink.put = bucket_put;
-        b->rec_words = 1 + sbf_params_shard_words(&idx->params);
-        b->n_shards = t->n_shards;
-        if (!(b->rec = calloc((size_t)threads, sizeof *b->rec)) || !(b->used = calloc((size_t)threads, sizeof *b->used)) ||
-            !(b->cap = calloc((size_t)threads, sizeof *b->cap)))
+    job.threads = threads;
+    job.rec_words = 1 + sbf_params_shard_words(&idx->params);
+    job.n_ranges = threads >= 32 ? 64u : 2u * (unsigned)threads;
+    job.range_mult = ((uint64_t)job.n_ranges << 32) / t->n_shards;
+    /* about four chunks per thread: what the threads queue between their turns at ORing, with
+     * room for a slow turn (a chunk makes about CHUNK_KMERS / 4 records) */
+    job.queue_cap = sbf_build_queue_cap ? sbf_build_queue_cap : (uint64_t)threads * CHUNK_KMERS / BLOCK_RECORDS;
+    pthread_mutex_init(&job.pool_lock, NULL);
+    job.ranges = calloc(job.n_ranges, sizeof *job.ranges);
+    job.writers = calloc((size_t)threads, sizeof *job.writers);
+    int rc = job.ranges && job.writers ? SBF_OK : SBF_E_NOMEM;
+    for (unsigned r = 0; job.ranges && r < job.n_ranges; ++r)
+        pthread_mutex_init(&job.ranges[r].lock, NULL);
+    for (int i = 0; rc == SBF_OK && i < threads; ++i) {
+        job.writers[i].sink.put = writer_put;
+        job.writers[i].job = &job;
+        if (!(job.writers[i].open = calloc(job.n_ranges, sizeof *job.writers[i].open)))
             rc = SBF_E_NOMEM;
     }
-    if (rc != SBF_OK) {
-        for (int i = 0; job.buckets && i < threads; ++i)
-            buckets_free(&job.buckets[i], threads);
-        free(job.buckets);
-        free(tid);
-        return sbf_error(SBF_E_NOMEM, "out of memory starting build threads");
+    if (rc == SBF_OK)
+        sbf_run_threads(threads, insert_worker, &job);
+    if (rc != SBF_OK)
+        rc = sbf_error(SBF_E_NOMEM, "out of memory starting build threads");
+    else if (job.failed)
+        rc = sbf_error(SBF_E_NOMEM, "out of memory in a build thread");
+    /* every block is back in the pool: the workers queued their last ones and applied them all
+     * (one left in a queue would be k-mers missing from the filter: said, never kept) */
+    for (unsigned r = 0; rc == SBF_OK && job.ranges && r < job.n_ranges; ++r)
+        if (job.ranges[r].queue)
+            rc = sbf_error(SBF_E_THREAD, "internal error: records of target '%s' left unapplied", t->name);
+    for (block_t *b = job.pool, *next; b; b = next) {
+        next = b->next;
+        free(b);
     }
-    /* the threads wait at a gate until their number is known: the barrier counts them all */
-    pthread_mutex_init(&job.lock, NULL);
-    pthread_cond_init(&job.gate, NULL);
-    int started = 0;
-    while (started < threads - 1 && pthread_create(&tid[started], NULL, bucket_worker, &job) == 0)
-        ++started;
-    pthread_mutex_lock(&job.lock);
-    job.threads = started + 1;
-    for (int i = 0; i < job.threads; ++i)
-    {
-        job.buckets[i].threads = (unsigned)job.threads;
-        job.buckets[i].owner_mult = ((uint64_t)job.threads << 32) / t->n_shards;
-    }
-    pthread_barrier_init(&job.barrier, NULL, (unsigned)job.threads);
-    job.open = 1;
-    pthread_cond_broadcast(&job.gate);
-    pthread_mutex_unlock(&job.lock);
-    bucket_worker(&job);
-    for (int i = 0; i < started; ++i)
-        pthread_join(tid[i], NULL);
-    for (int i = 0; i < job.threads; ++i)
-        if (job.buckets[i].failed)
-            rc = sbf_error(SBF_E_NOMEM, "out of memory in a build thread");
-    for (int i = 0; i < threads; ++i)
-        buckets_free(&job.buckets[i], threads);
-    pthread_barrier_destroy(&job.barrier);
-    pthread_mutex_destroy(&job.lock);
-    pthread_cond_destroy(&job.gate);
-    free(job.buckets);
-    free(tid);
+    for (int i = 0; job.writers && i < threads; ++i)
+        free(job.writers[i].open);
+    for (unsigned r = 0; job.ranges && r < job.n_ranges; ++r)
+        pthread_mutex_destroy(&job.ranges[r].lock);
+    pthread_mutex_destroy(&job.pool_lock);
+    free(job.ranges);
+    free(job.writers);
     return rc;
 }
 
@@ -398,7 +488,7 @@ int sbf_build_target(const sbf_index_t *idx, sbf_target_t *t, const uint8_t *cod
     if ((uint64_t)threads > n_chunks)
         threads = n_chunks ? (int)n_chunks : 1;
     if (threads > 1) {
-        int rc = build_bucketed(idx, t, codes, len, n_chunks, threads);
+        int rc = build_threaded(idx, t, codes, len, n_chunks, threads);
         if (rc != SBF_OK)
             return rc;
     } else {   /* one thread: straight into the filter */

@@ -51,5 +51,8 @@ void sbf_run_threads(int threads, void *(*work)(void *), void *arg);
  * target's fill, predicted false-positive rate and clump chance (sbf_target_stats). */
 int sbf_build_target(const sbf_index_t *idx, sbf_target_t *t, const uint8_t *codes, uint64_t len,
                      int threads);
+/* For tests: the blocks of records queued (and not yet ORed into the filter) beyond which a
+ * building thread ORs before it scans on; 0 (the default): 16 per range of shards. */
+extern unsigned sbf_build_queue_cap;
 
 #endif

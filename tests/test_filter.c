@@ -504,9 +504,10 @@ static void test_panel_like_plain(void **state)
     sbf_index_destroy(multi);
 }
 
-/* sbf_build_target on several threads (buckets of records per owner of a range of shards, no
- * atomic OR) against one thread (straight into the filter): the same bytes, fill, FPR and clump
- * for a sequence of 6 chunks of k-mers, 256- and 512-bit shards, 2, 3 and 8 threads. */
+/* sbf_build_target on several threads (blocks of records queued per range of shards, no atomic
+ * OR) against one thread (straight into the filter): the same bytes, fill, FPR and clump for a
+ * sequence of 25 chunks of k-mers, 256- and 512-bit shards, 2, 3 and 8 threads, and 8 threads
+ * that may queue one block only (each ORs the queued blocks before it scans on, or waits). */
 static void test_build_threads(void **state)
 {
     (void)state;
@@ -522,12 +523,14 @@ static void test_build_threads(void **state)
         assert_non_null(one);
         assert_int_equal(sbf_idx_add_target(one, "one", shards), 0);
         assert_int_equal(sbf_build_target(one, &one->targets[0], sb.codes, sb.len, 1), SBF_OK);
-        const int counts[] = {2, 3, 8};
-        for (int i = 0; i < 3; ++i) {
+        const int counts[] = {2, 3, 8, 8};
+        for (int i = 0; i < 4; ++i) {
             sbf_index_t *many = sbf_idx_new(&p);
             assert_non_null(many);
             assert_int_equal(sbf_idx_add_target(many, "many", shards), 0);
+            sbf_build_queue_cap = i == 3 ? 1 : 0;
             assert_int_equal(sbf_build_target(many, &many->targets[0], sb.codes, sb.len, counts[i]), SBF_OK);
+            sbf_build_queue_cap = 0;
             assert_memory_equal(many->targets[0].bits, one->targets[0].bits, sbf_target_bytes(one, &one->targets[0]));
             assert_true(many->targets[0].fill == one->targets[0].fill && many->targets[0].fill > 0.1);
             assert_true(many->targets[0].predicted_fpr == one->targets[0].predicted_fpr);
