@@ -127,6 +127,32 @@ int sbf_mask_build(const sbf_params_t *p, const sbf_seqbuf_t *const *seq, int n,
     return SBF_OK;
 }
 
+static int key_order(const void *a, const void *b)
+{
+    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+int sbf_mask_sorted_keys(const sbf_mask_t *m, uint64_t **keys, uint64_t *n)
+{
+    *keys = NULL;
+    *n = 0;
+    if (!m->keys)
+        return SBF_OK;
+    uint64_t count = 0;
+    for (uint64_t i = 0; i < m->slots; ++i)
+        count += m->keys[i] != SET_EMPTY;
+    uint64_t *k = malloc((count ? count : 1) * sizeof *k);
+    if (!k)
+        return sbf_error(SBF_E_NOMEM, "out of memory");
+    for (uint64_t i = 0; i < m->slots; ++i)
+        if (m->keys[i] != SET_EMPTY)
+            k[(*n)++] = m->keys[i];
+    qsort(k, (size_t)*n, sizeof *k, key_order);
+    *keys = k;
+    return SBF_OK;
+}
+
 void sbf_mask_free(sbf_mask_t *m)
 {
     if (!m)

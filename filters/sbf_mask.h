@@ -37,6 +37,11 @@ typedef struct sbf_mask sbf_mask_t;
 int sbf_mask_build(const sbf_params_t *p, const sbf_seqbuf_t *const *seq, int n, int threads, sbf_mask_t **out);
 void sbf_mask_free(sbf_mask_t *m);
 
+/* An exact mask's canonical k-mers in ascending order into *keys (*n of them, memory the caller
+ * frees), for a device that looks them up itself; *keys = NULL when the mask is a filter.
+ * SBF_OK or SBF_E_NOMEM. */
+int sbf_mask_sorted_keys(const sbf_mask_t *m, uint64_t **keys, uint64_t *n);
+
 /* The low complexity of a k-mer (DUST's measure): over its k-2 trinucleotides, the pairs of equal
  * ones, sum c(c-1)/2. A random 21-mer scores about 3; an A-rich stretch with an error in it
  * ("AAAAAAAGAAAAAAAGAAAAA") 50 or more. */

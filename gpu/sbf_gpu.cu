@@ -62,11 +62,13 @@ fail:
 }
 
 
-/* Build on the device: a zeroed filter there, ORed into and copied back. */
+/* Build on the device: a zeroed filter there, ORed into and copied back; with `hold`, the k-mers
+ * it leaves out marked first (hold_kernel), their count into kept and left_out. */
 extern "C" int sbf_gpu_fail_after_sent = 0;
 
-extern "C" int sbf_gpu_build_target(int device, const sbf_index_t *idx, sbf_target_t *t, const uint8_t *codes,
-                                    uint64_t len, sbf_gpu_sent_fn sent, void *arg)
+static int build_on_device(int device, const sbf_index_t *idx, sbf_target_t *t, const uint8_t *codes, uint64_t len,
+                           const sbf_gpu_hold_t *hold, uint64_t *kept, uint64_t *left_out, sbf_gpu_sent_fn sent,
+                           void *arg)
 {
     int rc = SBF_OK, blocks = 0;
     const size_t bytes = sbf_target_bytes(idx, t);
@@ -76,8 +78,11 @@ extern "C" int sbf_gpu_build_target(int device, const sbf_index_t *idx, sbf_targ
     b.kp = make_params(&idx->params);
     b.n_shards = t->n_shards;
     const build_plan *plan = gpu_build_plan_for(b.kp);
+    const unsigned k = (unsigned)idx->params.k;
     uint8_t *d_codes = NULL;
-    unsigned long long *d_bits = NULL;
+    unsigned long long *d_bits = NULL, *d_counts = NULL, counts[2] = {0, 0};
+    uint64_t *d_keys = NULL, *d_sieve = NULL, *sieve = NULL;
+    uint32_t *d_held = NULL;
 
     CUDA_TRY(cudaSetDevice(device));
     CUDA_TRY(cudaMalloc(&d_codes, len + 8));
@@ -88,25 +93,72 @@ extern "C" int sbf_gpu_build_target(int device, const sbf_index_t *idx, sbf_targ
     CUDA_TRY(cudaMemset(d_bits, 0, bytes));   /* a new filter: t->bits is all zero */
     b.codes = d_codes;
     b.bits = d_bits;
+    if (hold) {
+        const uint64_t threads = gpu_hold_threads(len, k), words = threads / 32 + 1;
+        const size_t sieve_bytes = gpu_hold_sieve_words() * sizeof(uint64_t);
+        if (!(sieve = (uint64_t *)malloc(sieve_bytes))) {
+            rc = sbf_error(SBF_E_NOMEM, "out of memory");
+            goto fail;
+        }
+        gpu_hold_sieve(hold->keys, hold->keys ? hold->n_keys : 0, sieve);
+        CUDA_TRY(cudaMalloc(&d_held, words * sizeof(uint32_t)));
+        CUDA_TRY(cudaMalloc(&d_counts, sizeof counts));
+        CUDA_TRY(cudaMemset(d_counts, 0, sizeof counts));
+        CUDA_TRY(cudaMalloc(&d_sieve, sieve_bytes));
+        CUDA_TRY(cudaMemcpy(d_sieve, sieve, sieve_bytes, cudaMemcpyHostToDevice));
+        if (hold->keys && hold->n_keys) {
+            CUDA_TRY(cudaMalloc(&d_keys, hold->n_keys * sizeof(uint64_t)));
+            CUDA_TRY(cudaMemcpy(d_keys, hold->keys, hold->n_keys * sizeof(uint64_t), cudaMemcpyHostToDevice));
+        }
+        if (threads) {
+            if ((rc = gpu_grid_for(threads, device, &blocks)))
+                goto fail;
+            gpu_hold_run(blocks, d_codes, len, k, hold->dust_min, d_keys, d_keys ? hold->n_keys : 0, d_sieve, d_held,
+                         d_counts);
+            CUDA_TRY(cudaGetLastError());
+        }
+        b.held = d_held;
+    }
     if ((rc = gpu_grid_for(plan->threads(b), device, &blocks)))
         goto fail;
     if (plan->threads(b)) {
         plan->run(blocks, b);
         CUDA_TRY(cudaGetLastError());
     }
-    if (sent) {   /* the sequence is on the device: the caller's copy may go while the kernel runs */
+    if (sent)   /* the sequence is on the device: the caller's copy may go while the kernel runs */
         sent(arg);
-        if (sbf_gpu_fail_after_sent) {
-            rc = sbf_error(SBF_E_IO, "a failure after the upload (injected by a test)");
-            goto fail;
-        }
+    if (sbf_gpu_fail_after_sent) {
+        rc = sbf_error(SBF_E_IO, "a failure after the upload (injected by a test)");
+        goto fail;
     }
     CUDA_TRY(cudaDeviceSynchronize());
+    if (hold) {
+        CUDA_TRY(cudaMemcpy(counts, d_counts, sizeof counts, cudaMemcpyDeviceToHost));
+        *kept = counts[0];
+        *left_out = counts[1];
+    }
     rc = gpu_copy_to_host(device, t->bits, d_bits, bytes, "copying the filter from the device");
 fail:
     cudaFree(d_codes);
     cudaFree(d_bits);
+    cudaFree(d_held);
+    cudaFree(d_counts);
+    cudaFree(d_keys);
+    cudaFree(d_sieve);
+    free(sieve);
     return rc;
+}
+
+extern "C" int sbf_gpu_build_target(int device, const sbf_index_t *idx, sbf_target_t *t, const uint8_t *codes,
+                                    uint64_t len, sbf_gpu_sent_fn sent, void *arg)
+{
+    return build_on_device(device, idx, t, codes, len, NULL, NULL, NULL, sent, arg);
+}
+
+extern "C" int sbf_gpu_build_target_held(int device, const sbf_index_t *idx, sbf_target_t *t, const uint8_t *codes,
+                                         uint64_t len, const sbf_gpu_hold_t *hold, uint64_t *kept, uint64_t *left_out)
+{
+    return build_on_device(device, idx, t, codes, len, hold, kept, left_out, NULL, NULL);
 }
 
 query_targets gpu_targets_of(const sbf_gpu_index_t *g, int one)

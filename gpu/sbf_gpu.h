@@ -34,11 +34,27 @@ int sbf_gpu_describe(int device, char *buf, size_t size);
  * there (a human host's masked copy, 3 GB off the build's peak), and then has no sequence for a
  * fallback if the call fails later. */
 typedef void (*sbf_gpu_sent_fn)(void *arg);
-/* Tests only (tests/test_gpu.c): non-zero makes sbf_gpu_build_target fail right after `sent`,
- * the one failure no device can be made to give on demand. */
+/* Tests only (tests/test_gpu.c): non-zero makes sbf_gpu_build_target (and _held) fail once the
+ * kernels are launched, right after `sent`: the one failure no device can be made to give on
+ * demand. */
 extern int sbf_gpu_fail_after_sent;
 int sbf_gpu_build_target(int device, const sbf_index_t *idx, sbf_target_t *t, const uint8_t *codes, uint64_t len,
                          sbf_gpu_sent_fn sent, void *arg);
+
+/* What a build leaves out, found on the device (sbf_mask_apply's rule): k-mers whose DUST score
+ * reaches dust_min (0: none), and those whose canonical form is one of keys[0..n_keys) (sorted,
+ * sbf_mask_sorted_keys(); NULL: none). */
+typedef struct {
+    unsigned dust_min;
+    const uint64_t *keys;
+    uint64_t n_keys;
+} sbf_gpu_hold_t;
+
+/* sbf_gpu_build_target from the target's own sequence, leaving out what `hold` says: the bits
+ * the CPU builds from sbf_mask_apply()'s copy, and in *kept and *left_out what that call gives
+ * as out->kmers and *left_out. */
+int sbf_gpu_build_target_held(int device, const sbf_index_t *idx, sbf_target_t *t, const uint8_t *codes, uint64_t len,
+                              const sbf_gpu_hold_t *hold, uint64_t *kept, uint64_t *left_out);
 
 /* An index copied to one device, for queries. */
 typedef struct sbf_gpu_index_s sbf_gpu_index_t;

@@ -82,6 +82,7 @@ const query_plan *gpu_query_plan_for(const kparams &kp, bool small, int n_target
 struct build_launch {
     const uint8_t *codes;
     uint64_t len;
+    const uint32_t *held; /* hold_kernel's bitmap of k-mers left out, or NULL */
     kparams kp;
     uint64_t n_shards;
     unsigned long long *bits;
@@ -94,6 +95,14 @@ struct build_plan {
 };
 
 const build_plan *gpu_build_plan_for(const kparams &kp);
+
+/* The k-mers a build leaves out (kernels/hold.cuh): the mask's sieve made on the host
+ * (gpu_hold_sieve_words() words), the threads hold_kernel wants, and its launch. */
+uint64_t gpu_hold_sieve_words(void);
+void gpu_hold_sieve(const uint64_t *keys, uint64_t n, uint64_t *sieve);
+uint64_t gpu_hold_threads(uint64_t len, unsigned k);
+void gpu_hold_run(int blocks, const uint8_t *codes, uint64_t len, unsigned k, unsigned dust_min, const uint64_t *keys,
+                  uint64_t n_keys, const uint64_t *sieve, uint32_t *held, unsigned long long *counts);
 
 /* ---- an index on a device ---- */
 

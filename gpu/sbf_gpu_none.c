@@ -29,6 +29,13 @@ int sbf_gpu_build_target(int device, const sbf_index_t *idx, sbf_target_t *t, co
     return NO_CUDA;
 }
 
+int sbf_gpu_build_target_held(int device, const sbf_index_t *idx, sbf_target_t *t, const uint8_t *codes, uint64_t len,
+                              const sbf_gpu_hold_t *hold, uint64_t *kept, uint64_t *left_out)
+{
+    (void)device, (void)idx, (void)t, (void)codes, (void)len, (void)hold, (void)kept, (void)left_out;
+    return NO_CUDA;
+}
+
 int sbf_gpu_index_upload(int device, const sbf_index_t *idx, sbf_gpu_index_t **out)
 {
     (void)device, (void)idx;

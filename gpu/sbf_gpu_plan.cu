@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "kernels/build_warp.cuh"
+#include "kernels/hold.cuh"
 #include "kernels/query_panel.cuh"
 #include "kernels/query_run.cuh"
 #include "kernels/query_warp.cuh"
@@ -207,7 +208,7 @@ static void build_run(int blocks, const build_launch &b)
     PT p;
     if constexpr (std::is_same<PT, kparams>::value)
         p = b.kp;
-    build_warp_kernel<PT, SHARED, RING><<<blocks, 256>>>(b.codes, b.len, p, b.n_shards, b.bits, build_pieces(b));
+    build_warp_kernel<PT, SHARED, RING><<<blocks, 256>>>(b.codes, b.len, b.held, p, b.n_shards, b.bits, build_pieces(b));
 }
 
 const build_plan *gpu_build_plan_for(const kparams &kp)
@@ -230,4 +231,29 @@ const build_plan *gpu_build_plan_for(const kparams &kp)
 #undef BUILD_CASE
     static const build_plan v8_last = {"v8, runtime parameters", build_threads, build_run<kparams, false, 32>};
     return &v8_last; /* m != s, rings of 32 */
+}
+
+/* ---- the k-mers a build leaves out ---- */
+
+uint64_t gpu_hold_sieve_words(void) { return ((uint64_t)1 << HOLD_SIEVE_LOG2) / 64; }
+
+void gpu_hold_sieve(const uint64_t *keys, uint64_t n, uint64_t *sieve)
+{
+    memset(sieve, 0, gpu_hold_sieve_words() * sizeof *sieve);
+    for (uint64_t i = 0; i < n; ++i) {
+        const uint64_t b = hold_sieve_bit(keys[i]);
+        sieve[b >> 6] |= 1ull << (b & 63);
+    }
+}
+
+uint64_t gpu_hold_threads(uint64_t len, unsigned k)
+{
+    const uint64_t n = len >= k ? len - k + 1 : 0;
+    return (n + 31) / 32 * 32;
+}
+
+void gpu_hold_run(int blocks, const uint8_t *codes, uint64_t len, unsigned k, unsigned dust_min, const uint64_t *keys,
+                  uint64_t n_keys, const uint64_t *sieve, uint32_t *held, unsigned long long *counts)
+{
+    hold_kernel<<<blocks, 256>>>(codes, len, k, dust_min, keys, n_keys, sieve, held, counts);
 }

@@ -386,6 +386,20 @@ static const char *layer_masking(const sbf_builder_t *b, const layer_build_t *L,
                                 : NULL;
 }
 
+/* Whether a GPU build finds what layer L leaves out of target i on the device (DUST and the
+ * adapters: hold_kernel), building from the target's own sequence with no masked copy. A --mask
+ * of the target (or of every target) keeps the CPU's masking: a large mask is a filter, no
+ * exact set, and the rule stays one rule for every mask. */
+static int layer_held_on_device(const sbf_builder_t *b, const layer_build_t *L, int i)
+{
+    if (!layer_masking(b, L, i))
+        return 0;
+    for (int j = 0; j < b->n_masks; ++j)
+        if (b->masks[j].target == SBF_EVERY_TARGET || b->masks[j].target == i)
+            return 0;
+    return 1;
+}
+
 /* Target i's sequence as layer L builds it: *use is the target's own sequence, or *kept, the
  * records of its k-mers no mask of it (nor an adapter, in a layer that masks them) holds.
  * say: the step is said here (0: the caller said it, this runs on another thread). */
@@ -444,26 +458,62 @@ static int build_device(const sbf_builder_t *b)
     return b->opt.gpu == SBF_GPU_AUTO ? (sbf_gpu_count() > 0 ? 0 : SBF_GPU_NONE) : b->opt.gpu;
 }
 
+/* Target r of layer L built on GPU dev from its own sequence, the k-mers the layer leaves out
+ * found there (layer_held_on_device): its kept and left-out counts as the CPU's masked copy
+ * gives them. */
+static int build_held_on_device(const sbf_builder_t *b, layer_build_t *L, int r, int dev)
+{
+    sbf_target_t *t = &L->idx->targets[r];
+    const pending_target_t *pt = &b->targets[r];
+    sbf_gpu_hold_t hold = {L->dust_min, NULL, 0};
+    uint64_t *keys = NULL, kept = 0, left = 0;
+    int rc = SBF_OK;
+    if (L->adapters) {   /* the adapters' exact set, as layer_sequence builds it */
+        const sbf_seqbuf_t *seqs[1] = {&L->adapter_seq};
+        if (!L->every)
+            rc = sbf_mask_build(&L->params, seqs, 1, b->opt.threads, &L->every);
+        if (rc == SBF_OK)
+            rc = sbf_mask_sorted_keys(L->every, &keys, &hold.n_keys);
+        if (rc == SBF_OK && !keys)
+            rc = sbf_error(SBF_E_PARAM, "internal error: the adapters' mask is no exact set");
+        hold.keys = keys;
+    }
+    if (rc == SBF_OK) {
+        step(b, "target '%s', k=%d: filter on GPU %d, leaving out %s there", pt->name, L->params.k, dev,
+             layer_masking(b, L, r));
+        rc = sbf_gpu_build_target_held(dev, L->idx, t, pt->seq.codes, pt->seq.len, &hold, &kept, &left);
+    }
+    free(keys);
+    if (rc == SBF_OK) {
+        t->kmers = kept;
+        t->masked = L->masked[r] = left;
+    }
+    return rc;
+}
+
 /* Build target r of layer L from seq: on the GPU the options name (the CPU when "auto" finds it
  * failing, said in the index's notice), its filter's clump chance, its bits into a wide panel.
  * copy: seq when it is the target's masked copy (layer_sequence's `kept`), else NULL; a GPU
  * build frees it once the device holds it, and makes it again should the CPU take over.
+ * held: seq is the target's own sequence and the GPU leaves out what the layer masks
+ * (layer_held_on_device); should the CPU take over, it makes the masked copy then.
  * sample: the target's chance sample when its own sequence has gone (NULL: taken from it). */
 static int layer_build_target(const sbf_builder_t *b, layer_build_t *L, int r, const sbf_seqbuf_t *seq,
-                              sbf_seqbuf_t *copy, const sbf_chance_sample_t *sample)
+                              sbf_seqbuf_t *copy, const sbf_chance_sample_t *sample, int held)
 {
     sbf_index_t *idx = L->idx;
     sbf_target_t *t = &idx->targets[r];
     const pending_target_t *pt = &b->targets[r];
     int rc = SBF_OK;
     t->bases = pt->seq.bases;
-    /* a sequence counts its k-mers for the k it was read (or masked) for */
-    t->kmers = seq == &pt->seq && L->params.k != b->params.k ? sbf_seqbuf_kmers(seq, L->params.k, b->opt.threads)
-                                                             : seq->kmers;
-    t->masked = L->masked[r];
-    if (t->kmers == 0)
-        return sbf_error(SBF_E_PARAM, "target '%s' has no %d-mer its masks do not hold (%llu left out)", pt->name,
-                         L->params.k, (unsigned long long)t->masked);
+    if (!held) {   /* a sequence counts its k-mers for the k it was read (or masked) for */
+        t->kmers = seq == &pt->seq && L->params.k != b->params.k ? sbf_seqbuf_kmers(seq, L->params.k, b->opt.threads)
+                                                                 : seq->kmers;
+        t->masked = L->masked[r];
+        if (t->kmers == 0)
+            return sbf_error(SBF_E_PARAM, "target '%s' has no %d-mer its masks do not hold (%llu left out)",
+                             pt->name, L->params.k, (unsigned long long)t->masked);
+    }
     /* a target of a wide panel is built in the plain layout, then copied into its columns */
     const int wide = idx->panels[t->panel].log2_width > 0;
     uint64_t *scratch = NULL;
@@ -475,7 +525,11 @@ static int layer_build_target(const sbf_builder_t *b, layer_build_t *L, int r, c
     }
     int dev = build_device(b);
     sent_copy_t sent = {copy, 0};
-    if (dev >= 0) {
+    sbf_seqbuf_t made;   /* the masked copy the CPU makes when a held build falls back to it */
+    sbf_seqbuf_init(&made);
+    if (dev >= 0 && held)
+        rc = build_held_on_device(b, L, r, dev);
+    else if (dev >= 0) {
         step(b, "target '%s', k=%d: filter on GPU %d", pt->name, L->params.k, dev);
         rc = sbf_gpu_build_target(dev, idx, t, seq->codes, seq->len, copy ? free_sent_copy : NULL, &sent);
     }
@@ -488,6 +542,14 @@ static int layer_build_target(const sbf_builder_t *b, layer_build_t *L, int r, c
         if (sent.freed && layer_sequence(b, L, r, copy, &again, 1) != SBF_OK)
             return sbf_error(SBF_E_NOMEM, "%s, and the masked sequence could not be made again for the CPU engine",
                              why);
+        if (held) {   /* the CPU masks: the copy it would have built from */
+            if (layer_sequence(b, L, r, &made, &seq, 1) != SBF_OK) {
+                sbf_seqbuf_free(&made);
+                return sbf_error(SBF_E_NOMEM, "%s, and the masked sequence could not be made for the CPU engine", why);
+            }
+            t->kmers = seq->kmers;
+            t->masked = L->masked[r];
+        }
         snprintf(notice, sizeof notice, "%s: built on the CPU engine (the same bytes)", why);
         free(idx->notice);
         idx->notice = strdup(notice);   /* NULL when out of memory: the notice is lost, not the index */
@@ -495,11 +557,15 @@ static int layer_build_target(const sbf_builder_t *b, layer_build_t *L, int r, c
         dev = SBF_GPU_NONE;
         rc = SBF_OK;
     }
-    if (dev < 0) {
+    if (rc == SBF_OK && held && t->kmers == 0)
+        rc = sbf_error(SBF_E_PARAM, "target '%s' has no %d-mer its masks do not hold (%llu left out)", pt->name,
+                       L->params.k, (unsigned long long)t->masked);
+    if (rc == SBF_OK && dev < 0) {
         step(b, "target '%s', k=%d: filter with %d thread%s", pt->name, L->params.k, b->opt.threads,
              b->opt.threads > 1 ? "s" : "");
         rc = sbf_build_target(idx, t, seq->codes, seq->len, b->opt.threads);
     }
+    sbf_seqbuf_free(&made);
     if (rc == SBF_OK && dev >= 0) {   /* fill, FPR and clump chance (stored: no query passes over the filter) */
         step(b, "target '%s', k=%d: fill of the filter", pt->name, L->params.k);
         sbf_target_stats(idx, t, b->opt.threads);
@@ -529,7 +595,8 @@ static int layer_build_target(const sbf_builder_t *b, layer_build_t *L, int r, c
  * next anyway; the copy before it is freed once on the device, in the first tenths of a second,
  * while the masking's first pass (marks and sizes, no copy yet) runs. A CPU build masks beside
  * the write only (its insertion keeps every thread busy): the write is bound by the panel's
- * checksum on one thread (0.6 s for the layer's 3.06 GB on the H200). */
+ * checksum on one thread (0.6 s for the layer's 3.06 GB on the H200). A GPU build masks on the
+ * CPU only for a --mask (layer_held_on_device): DUST and the adapters it finds itself. */
 typedef struct {
     const sbf_builder_t *b;
     layer_build_t *L;
@@ -634,6 +701,8 @@ SBF_EXPORT int sbf_builder_finish(sbf_builder_t *b, sbf_index_t **out)
             sbf_seqbuf_t kept;
             const sbf_seqbuf_t *use;
             sbf_seqbuf_init(&kept);
+            /* a GPU build finds DUST's and the adapters' k-mers itself: no masked copy */
+            const int held = on_gpu && layer_held_on_device(b, order[l], i);
             if (masking_next) {   /* made beside the layer before: its copy is this layer's */
                 masking_next = 0;
                 rc = next_masking_join(&next, &use);
@@ -641,12 +710,14 @@ SBF_EXPORT int sbf_builder_finish(sbf_builder_t *b, sbf_index_t **out)
                 sbf_seqbuf_init(&kept_next);
                 if (use == &kept_next)
                     use = &kept;
-            } else
+            } else if (held)
+                use = &b->targets[i].seq;
+            else
                 rc = layer_sequence(b, order[l], i, &kept, &use, 1);
             /* the next layer's masking beside this layer's work: on a GPU build beside all of
-             * it (the GPU step and the write); on the CPU, whose threads all insert, beside the
-             * write (below) */
-            if (rc == SBF_OK && order[l + 1] && on_gpu)
+             * it (the GPU step and the write), unless the GPU masks it; on the CPU, whose threads
+             * all insert, beside the write (below) */
+            if (rc == SBF_OK && order[l + 1] && on_gpu && !layer_held_on_device(b, order[l + 1], i))
                 masking_next = next_masking_start(&next, b, order[l + 1], i, &kept_next, "the build");
             /* The last layer's masked copy made, a CPU build needs the target's own sequence no
              * more (but for the chance sample, should that layer measure it): a human host's 3 GB
@@ -661,7 +732,7 @@ SBF_EXPORT int sbf_builder_finish(sbf_builder_t *b, sbf_index_t **out)
                     sbf_seqbuf_drop_codes(&b->targets[i].seq);
             }
             if (rc == SBF_OK)
-                rc = layer_build_target(b, order[l], i, use, use == &kept ? &kept : NULL, sampled);
+                rc = layer_build_target(b, order[l], i, use, use == &kept ? &kept : NULL, sampled, held);
             sbf_seqbuf_free(&kept);
             if (rc == SBF_OK && order[l + 1] && !on_gpu)
                 masking_next = next_masking_start(&next, b, order[l + 1], i, &kept_next, "the write");

@@ -16,6 +16,8 @@
 #include "../filters/sbf_error.h"
 #include "../filters/sbf_index.h"
 #include "../filters/sbf_kmer.h"
+#include "../filters/sbf_adapters.h"
+#include "../filters/sbf_mask.h"
 #include "../gpu/sbf_gpu.h"
 #include "../plugin/sbf_engine.h"
 
@@ -133,25 +135,144 @@ static void test_build_fallback_after_upload(void **state)
     assert_true(n[0] > 0 && n[0] == n[1]);
     assert_memory_equal(bytes[0], bytes[1], n[0]);
     printf("build: a GPU failure after the upload, finished on the CPU engine: %zu bytes identical\n", n[0]);
-    /* --gpu 0 asks for the device: the failure fails the build, while the next layer's masking
-     * runs beside it on its own thread (joined, its copy freed: ASan and memcheck say so), and
-     * the message is the GPU's, not the thread's */
-    sbf_opt_t o = test_opt(31, 21, 24, 2, 16);
-    o.gpu = 0;
-    sbf_builder_t *b;
-    sbf_index_t *idx = NULL;
-    assert_int_equal(sbf_builder_init(&o, &b), 0);
-    assert_int_equal(sbf_builder_add_target(b, "g"), 0);
-    assert_int_equal(sbf_builder_add_seq(b, 0, g, len), 0);
-    sbf_gpu_fail_after_sent = 1;
-    const int rc = sbf_builder_finish(b, &idx);
-    sbf_gpu_fail_after_sent = 0;
-    assert_true(rc != 0 && idx == NULL);
-    if (!strstr(sbf_error_message(), "injected by a test"))
-        fail_msg("the build's error is not the GPU's: %s", sbf_error_message());
-    printf("build: --gpu 0 and a GPU failure after the upload: failed with \"%s\"\n", sbf_error_message());
+    /* --gpu 0 asks for the device: the failure fails the build, and the message is the GPU's,
+     * not a thread's. With a --mask of the target the layers are masked on the CPU, the next
+     * one beside the GPU on its own thread (joined, its copy freed: ASan and memcheck say so);
+     * without one the GPU leaves DUST's and the adapters' k-mers out itself. */
+    for (int masked = 0; masked < 2; ++masked) {
+        sbf_opt_t o = test_opt(31, 21, 24, 2, 16);
+        o.gpu = 0;
+        sbf_builder_t *b;
+        sbf_index_t *idx = NULL;
+        assert_int_equal(sbf_builder_init(&o, &b), 0);
+        assert_int_equal(sbf_builder_add_target(b, "g"), 0);
+        assert_int_equal(sbf_builder_add_seq(b, 0, g, len), 0);
+        char path[] = "/tmp/sbf-test-mask-XXXXXX";
+        if (masked) {   /* 5,000 of the target's own bases as a FASTA mask of it */
+            const int fd = mkstemp(path);
+            FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+            assert_non_null(f);
+            assert_true(fprintf(f, ">m\n%.5000s\n", g + 20000) > 0 && fclose(f) == 0);
+            assert_int_equal(sbf_builder_add_mask(b, 0, path), 0);
+            unlink(path);
+        }
+        sbf_gpu_fail_after_sent = 1;
+        const int rc = sbf_builder_finish(b, &idx);
+        sbf_gpu_fail_after_sent = 0;
+        assert_true(rc != 0 && idx == NULL);
+        if (!strstr(sbf_error_message(), "injected by a test"))
+            fail_msg("the build's error is not the GPU's: %s", sbf_error_message());
+        printf("build: --gpu 0 and a GPU failure after the upload (%s): failed with \"%s\"\n",
+               masked ? "--mask, masked on the CPU" : "masked on the GPU", sbf_error_message());
+    }
     free(bytes[0]);
     free(bytes[1]);
+    free(g);
+}
+
+/* What a build leaves out, found on the GPU (hold_kernel: DUST, the adapters' exact set),
+ * against the CPU's masked copy (sbf_mask_apply) built on the CPU: the same bits, the same
+ * k-mers kept and left out. The long-read layer's parameters (k=21, adapters, DUST 14), the
+ * index's (k=31, DUST 50), adapters alone, and k=32 (a k-mer of 64 bits), on random sequence
+ * with N runs, low-complexity stretches and adapters planted in both orientations; the adapters
+ * must leave out more than DUST alone. */
+static void test_build_held(void **state)
+{
+    (void)state;
+    test_seed(77);
+    const size_t len = getenv("SBF_GPU_QUICK") ? 300000 : 3000000;
+    char *g = random_dna(len);
+    static const char *const unit[] = {"A", "AT", "CAG", "AAAAAAAG", "GGGGC", "ACGTTGCA"};
+    for (size_t at = 1000; at + 300 < len; at += 7000) {   /* low complexity, 40-199 bases */
+        const char *u = unit[test_rand() % 6];
+        const size_t run = 40 + test_rand() % 160, ul = strlen(u);
+        for (size_t j = 0; j < run; ++j)
+            g[at + j] = u[j % ul];
+    }
+    sbf_seqbuf_t ad;   /* whole adapters (22 to 58 bases), forward or reverse complement */
+    sbf_seqbuf_init(&ad);
+    assert_int_equal(sbf_adapters_append(&ad, 21), 0);
+    uint64_t rec_at[64], rec_len[64];
+    int n_rec = 0;
+    for (uint64_t j = 0, from = 0; j <= ad.len; ++j)
+        if (j == ad.len || ad.codes[j] > 3) {
+            if (j > from && n_rec < 64)
+                rec_at[n_rec] = from, rec_len[n_rec++] = j - from;
+            from = j + 1;
+        }
+    assert_true(n_rec >= 10);
+    for (size_t at = 4000; at + 100 < len; at += 3000) {
+        const int r = (int)(test_rand() % (unsigned)n_rec), rc = test_rand() & 1;
+        const uint64_t from = rec_at[r], n = rec_len[r];
+        for (uint64_t j = 0; j < n; ++j)
+            g[at + j] = rc ? "TGCA"[ad.codes[from + n - 1 - j]] : "ACGT"[ad.codes[from + j]];
+    }
+    for (size_t i = 0; i < len / 20000; ++i) {   /* N runs of 1 to 100 bases */
+        size_t at = test_rand() % len, run = 1 + test_rand() % 100;
+        for (size_t j = at; j < at + run && j < len; ++j)
+            g[j] = 'N';
+    }
+    sbf_seqbuf_free(&ad);
+    const struct {
+        int k, m, s;
+        unsigned dust;
+        int adapters;
+    } cases[] = {{21, 15, 15, 14, 1}, {31, 25, 25, 50, 0}, {31, 25, 25, 0, 1}, {32, 27, 22, 20, 1}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+        const int k = cases[c].k;
+        sbf_params_t p = {k, cases[c].m, cases[c].s, 2, 512};
+        sbf_seqbuf_t sb, out, adapters;
+        sbf_seqbuf_init(&sb);
+        sbf_seqbuf_init(&out);
+        sbf_seqbuf_init(&adapters);
+        assert_int_equal(sbf_seqbuf_append(&sb, sbf_nt4_ascii, (const uint8_t *)g, len, k), 0);
+        sbf_mask_t *mask = NULL;
+        uint64_t *keys = NULL, n_keys = 0;
+        if (cases[c].adapters) {
+            const sbf_seqbuf_t *seqs[1] = {&adapters};
+            assert_int_equal(sbf_adapters_append(&adapters, k), 0);
+            assert_int_equal(sbf_mask_build(&p, seqs, 1, 2, &mask), 0);
+            assert_int_equal(sbf_mask_sorted_keys(mask, &keys, &n_keys), 0);
+            assert_true(keys && n_keys > 50);
+        }
+        uint64_t left = 0, dust_left = 0, kept_g = 0, left_g = 0;
+        assert_int_equal(sbf_mask_apply(mask, k, cases[c].dust, &sb, 2, &out, &left), 0);
+        if (cases[c].adapters) {   /* the adapters leave out k-mers DUST keeps */
+            sbf_seqbuf_t dust_only;
+            sbf_seqbuf_init(&dust_only);
+            assert_int_equal(sbf_mask_apply(NULL, k, cases[c].dust, &sb, 2, &dust_only, &dust_left), 0);
+            sbf_seqbuf_free(&dust_only);
+            assert_true(left > dust_left + 20);
+        }
+        assert_true(left > (cases[c].dust ? 1000u : 100u));
+        sbf_index_t *idx = sbf_idx_new(&p);
+        assert_non_null(idx);
+        const uint64_t shards = sbf_shards_for(&p, sb.kmers, 16.0);
+        assert_int_equal(sbf_idx_add_target(idx, "cpu", shards), 0);
+        assert_int_equal(sbf_idx_add_target(idx, "gpu", shards), 1);
+        assert_int_equal(sbf_build_target(idx, &idx->targets[0], out.codes, out.len, 2), 0);
+        const sbf_gpu_hold_t hold = {cases[c].dust, keys, n_keys};
+        if (sbf_gpu_build_target_held(0, idx, &idx->targets[1], sb.codes, sb.len, &hold, &kept_g, &left_g) != 0)
+            fail_msg("%s", sbf_error_message());
+        const size_t bytes = sbf_target_bytes(idx, &idx->targets[0]);
+        size_t diff = 0;
+        for (size_t i = 0; i < bytes; ++i)
+            diff += ((uint8_t *)idx->targets[0].bits)[i] != ((uint8_t *)idx->targets[1].bits)[i];
+        printf("build held on the GPU, k=%d DUST %u%s: %llu k-mers kept (CPU %llu), %llu left out (CPU %llu; DUST "
+               "alone %llu), %zu of %zu bytes differ\n",
+               k, cases[c].dust, cases[c].adapters ? " + adapters" : "", (unsigned long long)kept_g,
+               (unsigned long long)out.kmers, (unsigned long long)left_g, (unsigned long long)left,
+               (unsigned long long)dust_left, diff, bytes);
+        assert_int_equal(kept_g, out.kmers);
+        assert_int_equal(left_g, left);
+        assert_int_equal(diff, 0);
+        sbf_idx_free(idx);
+        free(keys);
+        sbf_mask_free(mask);
+        sbf_seqbuf_free(&adapters);
+        sbf_seqbuf_free(&out);
+        sbf_seqbuf_free(&sb);
+    }
     free(g);
 }
 
@@ -925,6 +1046,7 @@ int main(void)
         fprintf(stderr, "test_gpu: device 0: %s\n", desc);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_build_identical),
+        cmocka_unit_test(test_build_held),
         cmocka_unit_test(test_build_fallback_after_upload),
         cmocka_unit_test(test_query_identical),
         cmocka_unit_test(test_layer_on_demand),

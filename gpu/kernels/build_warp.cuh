@@ -13,10 +13,11 @@
  * (__match_any_sync over the lanes holding a k-mer, never the full mask) OR their bits into one
  * slot of shared memory, the group's first lane's; v7 had that lane OR the slot's non-zero
  * words into the filter, one 64-bit atomicOr each; v8 writes the slots out warp-wide (below).
- * No lane runs a slow path alone. */
+ * No lane runs a slow path alone. A build that leaves k-mers out (held) skips them here. */
 template <class PT, bool SHARED, unsigned RING>
-__global__ void __launch_bounds__(256) build_warp_kernel(const uint8_t *__restrict__ codes, uint64_t len, PT p,
-                                                         uint64_t n_shards, unsigned long long *bits, uint64_t n_pieces)
+__global__ void __launch_bounds__(256) build_warp_kernel(const uint8_t *__restrict__ codes, uint64_t len,
+                                                         const uint32_t *__restrict__ held, PT p, uint64_t n_shards,
+                                                         unsigned long long *bits, uint64_t n_pieces)
 {
     typedef warp_scan<PT, SHARED, RING> scan_t;
     __shared__ unsigned slots[8][32][16]; /* per warp of the block and leader lane: a 512-bit shard */
@@ -40,7 +41,10 @@ __global__ void __launch_bounds__(256) build_warp_kernel(const uint8_t *__restri
             uint32_t mn;
             typename scan_t::smer_word_t smer[RING];
             const uint32_t valid = sc.step(p, lane, c, mn, smer);
-            const bool kmer = pos < plen && valid >= p.k();
+            /* held (NULL: none), hold_kernel's: the k-mers left out (DUST, a mask), whose bits
+             * are not set; the next k-mer then sets all of its own (it is not `same`) */
+            const uint64_t at = start + pos + 1 - p.k(); /* where the k-mer starts, when there is one */
+            const bool kmer = pos < plen && valid >= p.k() && !(held && ((held[at >> 5] >> (at & 31)) & 1));
             /* shard numbers fit 32 bits (n_shards <= 2^32: sbf_idx_add_target) */
             const uint32_t shard = kmer ? (uint32_t)sbf_shard_index(mn, n_shards) : 0;
             const unsigned active = __ballot_sync(FULL_MASK, kmer);
