@@ -400,14 +400,14 @@ static int layer_held_on_device(const sbf_builder_t *b, const layer_build_t *L, 
     return 1;
 }
 
-/* Target i's sequence as layer L builds it: *use is the target's own sequence, or *kept, the
- * records of its k-mers no mask of it (nor an adapter, in a layer that masks them) holds.
- * say: the step is said here (0: the caller said it, this runs on another thread). */
-static int layer_sequence(const sbf_builder_t *b, layer_build_t *L, int i, sbf_seqbuf_t *kept, const sbf_seqbuf_t **use,
-                          int say)
+/* The mask of what layer L leaves out of target i besides DUST: the adapters' (in a layer that
+ * masks them) and the --mask files' of the target or of every target, or NULL when there is
+ * none. A mask no file of the target's own is in is L->every, built once for every target;
+ * one with such a file is built into *mine, which the caller frees. */
+static int layer_mask(const sbf_builder_t *b, layer_build_t *L, int i, sbf_mask_t **mine, const sbf_mask_t **mask)
 {
-    const pending_target_t *pt = &b->targets[i];
-    *use = &pt->seq;
+    *mine = NULL;
+    *mask = NULL;
     const sbf_seqbuf_t **seqs = malloc((size_t)(b->n_masks + 1) * sizeof *seqs);
     if (!seqs)
         return sbf_error(SBF_E_NOMEM, "out of memory");
@@ -419,23 +419,37 @@ static int layer_sequence(const sbf_builder_t *b, layer_build_t *L, int i, sbf_s
             seqs[n++] = &b->masks[j].seq;
             own += b->masks[j].target == i;
         }
-    sbf_mask_t *mine = NULL;
-    const char *what = layer_masking(b, L, i);   /* what the masks above and DUST leave out */
-    if (what) {
-        if (say)
-            step(b, "target '%s', k=%d: leaving out %s", pt->name, L->params.k, what);
-        if (n > 0 && own == 0 && !L->every)
-            rc = sbf_mask_build(&L->params, seqs, n, b->opt.threads, &L->every);
-        else if (own > 0)
-            rc = sbf_mask_build(&L->params, seqs, n, b->opt.threads, &mine);
-        if (rc == SBF_OK)
-            rc = sbf_mask_apply(own ? mine : n ? L->every : NULL, L->params.k, L->dust_min, &pt->seq, b->opt.threads, kept,
-                                &L->masked[i]);
-        if (rc == SBF_OK)
-            *use = kept;
-    }
-    sbf_mask_free(mine);
+    if (n > 0 && own == 0 && !L->every)
+        rc = sbf_mask_build(&L->params, seqs, n, b->opt.threads, &L->every);
+    else if (own > 0)
+        rc = sbf_mask_build(&L->params, seqs, n, b->opt.threads, mine);
+    if (rc == SBF_OK)
+        *mask = own ? *mine : n ? L->every : NULL;
     free(seqs);
+    return rc;
+}
+
+/* Target i's sequence as layer L builds it: *use is the target's own sequence, or *kept, the
+ * records of its k-mers no mask of it (nor an adapter, in a layer that masks them) holds.
+ * say: the step is said here (0: the caller said it, this runs on another thread). */
+static int layer_sequence(const sbf_builder_t *b, layer_build_t *L, int i, sbf_seqbuf_t *kept, const sbf_seqbuf_t **use,
+                          int say)
+{
+    const pending_target_t *pt = &b->targets[i];
+    *use = &pt->seq;
+    const char *what = layer_masking(b, L, i);   /* what its masks and DUST leave out */
+    if (!what)
+        return SBF_OK;
+    if (say)
+        step(b, "target '%s', k=%d: leaving out %s", pt->name, L->params.k, what);
+    sbf_mask_t *mine;
+    const sbf_mask_t *mask;
+    int rc = layer_mask(b, L, i, &mine, &mask);
+    if (rc == SBF_OK)
+        rc = sbf_mask_apply(mask, L->params.k, L->dust_min, &pt->seq, b->opt.threads, kept, &L->masked[i]);
+    if (rc == SBF_OK)
+        *use = kept;
+    sbf_mask_free(mine);
     return rc;
 }
 
@@ -467,23 +481,19 @@ static int build_held_on_device(const sbf_builder_t *b, layer_build_t *L, int r,
     const pending_target_t *pt = &b->targets[r];
     sbf_gpu_hold_t hold = {L->dust_min, NULL, 0};
     uint64_t *keys = NULL, kept = 0, left = 0;
-    int rc = SBF_OK;
-    if (L->adapters) {   /* the adapters' exact set, as layer_sequence builds it */
-        const sbf_seqbuf_t *seqs[1] = {&L->adapter_seq};
-        if (!L->every)
-            rc = sbf_mask_build(&L->params, seqs, 1, b->opt.threads, &L->every);
-        if (rc == SBF_OK)
-            rc = sbf_mask_sorted_keys(L->every, &keys, &hold.n_keys);
-        if (rc == SBF_OK && !keys)
-            rc = sbf_error(SBF_E_PARAM, "internal error: the adapters' mask is no exact set");
-        hold.keys = keys;
-    }
+    sbf_mask_t *mine;   /* none: a held layer has no --mask of the target */
+    const sbf_mask_t *mask;
+    int rc = layer_mask(b, L, r, &mine, &mask);   /* the adapters' exact set, or none */
+    if (rc == SBF_OK && mask && (rc = sbf_mask_sorted_keys(mask, &keys, &hold.n_keys)) == SBF_OK && !keys)
+        rc = sbf_error(SBF_E_PARAM, "internal error: the adapters' mask is no exact set");
+    hold.keys = keys;
     if (rc == SBF_OK) {
         step(b, "target '%s', k=%d: filter on GPU %d, leaving out %s there", pt->name, L->params.k, dev,
              layer_masking(b, L, r));
         rc = sbf_gpu_build_target_held(dev, L->idx, t, pt->seq.codes, pt->seq.len, &hold, &kept, &left);
     }
     free(keys);
+    sbf_mask_free(mine);
     if (rc == SBF_OK) {
         t->kmers = kept;
         t->masked = L->masked[r] = left;

@@ -21,6 +21,16 @@
 #include "../gpu/sbf_gpu.h"
 #include "../plugin/sbf_engine.h"
 
+/* Bytes of the filters of targets 0 and 1 (the same size) that differ. */
+static size_t bytes_differ(const sbf_index_t *idx)
+{
+    const size_t bytes = sbf_target_bytes(idx, &idx->targets[0]);
+    size_t diff = 0;
+    for (size_t i = 0; i < bytes; ++i)
+        diff += ((uint8_t *)idx->targets[0].bits)[i] != ((uint8_t *)idx->targets[1].bits)[i];
+    return diff;
+}
+
 /* Build target 0 of a one-target index from codes on the CPU and on the GPU; compare bytes. */
 static void check_build(const sbf_opt_t *o, const sbf_seqbuf_t *sb, const char *what)
 {
@@ -34,9 +44,7 @@ static void check_build(const sbf_opt_t *o, const sbf_seqbuf_t *sb, const char *
     if (sbf_gpu_build_target(0, idx, &idx->targets[1], sb->codes, sb->len, NULL, NULL) != 0)
         fail_msg("%s", sbf_error_message());
     size_t bytes = sbf_target_bytes(idx, &idx->targets[0]);
-    size_t diff = 0;
-    for (size_t i = 0; i < bytes; ++i)
-        diff += ((uint8_t *)idx->targets[0].bits)[i] != ((uint8_t *)idx->targets[1].bits)[i];
+    size_t diff = bytes_differ(idx);
     print_message("build %-28s k=%d m=%d s=%d H=%d %d-bit: %llu k-mers, %zu bytes, %zu differ\n", what, o->k, o->m, o->s,
                   o->hashes, o->shard_bits, (unsigned long long)sb->kmers, bytes, diff);
     assert_int_equal(diff, 0);
@@ -254,10 +262,7 @@ static void test_build_held(void **state)
         const sbf_gpu_hold_t hold = {cases[c].dust, keys, n_keys};
         if (sbf_gpu_build_target_held(0, idx, &idx->targets[1], sb.codes, sb.len, &hold, &kept_g, &left_g) != 0)
             fail_msg("%s", sbf_error_message());
-        const size_t bytes = sbf_target_bytes(idx, &idx->targets[0]);
-        size_t diff = 0;
-        for (size_t i = 0; i < bytes; ++i)
-            diff += ((uint8_t *)idx->targets[0].bits)[i] != ((uint8_t *)idx->targets[1].bits)[i];
+        const size_t bytes = sbf_target_bytes(idx, &idx->targets[0]), diff = bytes_differ(idx);
         printf("build held on the GPU, k=%d DUST %u%s: %llu k-mers kept (CPU %llu), %llu left out (CPU %llu; DUST "
                "alone %llu), %zu of %zu bytes differ\n",
                k, cases[c].dust, cases[c].adapters ? " + adapters" : "", (unsigned long long)kept_g,
