@@ -337,6 +337,36 @@ void sbf_insert_seq(const sbf_index_t *idx, sbf_target_t *t, sbf_scan_t *sc, con
     }
 }
 
+/* 1 when s-mer j of a run tests present in shard w: its H bits all set. */
+static inline uint64_t smer_present(const uint64_t *w, const uint64_t *h, unsigned j, const unsigned H, unsigned log2b)
+{
+    uint64_t present = 1;
+    for (unsigned b = 0; b < H; ++b) {
+        const unsigned bit = sbf_smer_bit((uint32_t)h[j], b, log2b);
+        present &= w[bit >> 6] >> (bit & 63);
+    }
+    return present & 1;
+}
+
+/* 1 when every k-mer of the run is absent, found by testing one s-mer in every k-s+1: s-mers
+ * extra, 2 extra + 1, ... (k-mer i spans s-mers i..i+extra, so each tested s-mer lies in
+ * extra+1 consecutive k-mers and together they lie in all). Against a target that does not
+ * hold the read, an s-mer tests present with the chance fill^H (about 6% at the defaults), so
+ * most runs end after one or two tests instead of the run's n+extra; a run that does not end
+ * here is probed in full. */
+static inline int run_absent(const uint64_t *w, const uint64_t *h, uint32_t n_kmers, unsigned extra, const unsigned H,
+                             unsigned log2b)
+{
+    if (n_kmers == 0)
+        return 1;
+    for (uint32_t j = extra;; j += extra + 1) {
+        if (smer_present(w, h, j, H, log2b))
+            return 0;
+        if (j + 1 >= n_kmers)   /* k-mers 0..j are covered: that is all of them */
+            return 1;
+    }
+}
+
 /* Test the run's s-mers against one shard and count the k-mers whose every s-mer is present.
  * A k-mer at run offset i spans s-mers i..i+k-s: it is present iff the last absent s-mer
  * seen when its final s-mer is tested lies before i. H is a compile-time constant in each
@@ -344,26 +374,20 @@ void sbf_insert_seq(const sbf_index_t *idx, sbf_target_t *t, sbf_scan_t *sc, con
 static inline uint32_t probe_run_h(const uint64_t *w, const uint64_t *h, uint32_t n_kmers, unsigned extra,
                                    const unsigned H, unsigned log2b, uint8_t *presence)
 {
+    if (run_absent(w, h, n_kmers, extra, H, log2b)) {
+        if (presence)
+            memset(presence, 0, n_kmers);
+        return 0;
+    }
     int64_t last_absent = -1;
     uint32_t count = 0;
     /* the first k-s s-mers only open the window; from then on each s-mer completes a k-mer
      * (two loops instead of a test per s-mer, which mispredicted at every run) */
-    for (unsigned j = 0; j < extra; ++j) {
-        uint64_t present = 1;
-        for (unsigned b = 0; b < H; ++b) {
-            unsigned bit = sbf_smer_bit((uint32_t)h[j], b, log2b);
-            present &= w[bit >> 6] >> (bit & 63);
-        }
-        last_absent = (present & 1) ? last_absent : (int64_t)j;
-    }
+    for (unsigned j = 0; j < extra; ++j)
+        last_absent = smer_present(w, h, j, H, log2b) ? last_absent : (int64_t)j;
     for (unsigned i = 0; i < n_kmers; ++i) {
         const unsigned j = i + extra;
-        uint64_t present = 1;
-        for (unsigned b = 0; b < H; ++b) {
-            unsigned bit = sbf_smer_bit((uint32_t)h[j], b, log2b);
-            present &= w[bit >> 6] >> (bit & 63);
-        }
-        last_absent = (present & 1) ? last_absent : (int64_t)j;
+        last_absent = smer_present(w, h, j, H, log2b) ? last_absent : (int64_t)j;
         uint32_t hit = last_absent < (int64_t)i;
         count += hit;
         if (presence)
@@ -507,6 +531,11 @@ static void query_scanned(const sbf_index_t *idx, sbf_scan_t *sc, uint64_t start
                 uint8_t *pr = presence ? presence + (uint64_t)r * row + start + run->first : NULL;
 #if SBF_SCAN_HAVE_SIMD
                 if (avx512) {
+                    if (run_absent(shard[i], sc->smer_hash + run->first, run->n, extra, H, log2b)) {
+                        if (pr)
+                            memset(pr, 0, run->n);
+                        continue;
+                    }
                     count += avx512_probe_run(shard[i], sc->smer_hash + run->first, run->n, extra, H, pr);
                     continue;
                 }
