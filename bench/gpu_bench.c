@@ -109,11 +109,11 @@ static sbf_index_t *panel_copies(const sbf_index_t *idx, int T)
             if (r < 0)
                 die("panel");
             if (lw < 3)   /* below a byte per position: put like sbf build (few columns, fast) */
-                sbf_panel_put(pidx, &pidx->targets[r], t0->bits);
+                sbf_panel_put(pidx, &pidx->targets[r], t0->bits, 8);
         }
         if (lw >= 3) {
             /* every column a copy: a position's W bits are all its used columns or none
-             * (sbf_panel_put per copy walks every set bit: minutes for 128 copies of chr20) */
+             * (sbf_panel_put per copy: a pass over the whole panel for each of 128 copies) */
             const sbf_panel_t *pn = &pidx->panels[panel];
             const uint64_t ones = n == 64 ? ~0ULL : (1ULL << n) - 1;
             const uint64_t positions = t0->n_shards * (uint64_t)idx->params.shard_bits;

@@ -200,22 +200,7 @@ int sbf_idx_add_target(sbf_index_t *idx, const char *name, uint64_t n_shards)
 }
 
 /* Virtual shard v of a panel target: shard v / cols of the panel, column col0 + v % cols
- * (sbf_panel_column). The copies walk the set bits only: a filter is about half ones. */
-void sbf_panel_put(const sbf_index_t *idx, const sbf_target_t *t, const uint64_t *plain)
-{
-    const sbf_panel_t *pn = &idx->panels[t->panel];
-    const unsigned words = sbf_params_shard_words(&idx->params), lw = pn->log2_width;
-    const uint64_t sb = (uint64_t)idx->params.shard_bits;
-    for (uint64_t v = 0; v < t->n_shards; ++v) {
-        const uint64_t s = v / t->cols, col = t->col0 + v % t->cols, row = s * sb;
-        for (unsigned q = 0; q < words; ++q)
-            for (uint64_t w = plain[v * words + q]; w; w &= w - 1) {
-                const uint64_t at = ((row + q * 64u + (uint64_t)__builtin_ctzll(w)) << lw) + col;
-                pn->bits[at >> 6] |= 1ULL << (at & 63);
-            }
-    }
-}
-
+ * (sbf_panel_column), bit by bit: the reference layout (the build's copy in is sbf_plain.c's). */
 void sbf_target_extract(const sbf_index_t *idx, const sbf_target_t *t, uint64_t *plain)
 {
     const sbf_panel_t *pn = &idx->panels[t->panel];

@@ -102,8 +102,8 @@ size_t sbf_panel_bytes(const sbf_index_t *idx, const sbf_panel_t *pn);
 int sbf_panel_add_member(sbf_panel_t *pn, int r);
 
 /* Copy t's filter in the plain layout (sbf_target_bytes(idx, t) bytes) into the wide panel that
- * holds t, or out of it. */
-void sbf_panel_put(const sbf_index_t *idx, const sbf_target_t *t, const uint64_t *plain);
+ * holds t (ORed into its columns, on up to `threads` threads: sbf_plain.c), or out of it. */
+void sbf_panel_put(const sbf_index_t *idx, const sbf_target_t *t, const uint64_t *plain, int threads);
 void sbf_target_extract(const sbf_index_t *idx, const sbf_target_t *t, uint64_t *plain);
 
 /* SBF_OK, or an error naming the target when a filter of n_shards is more than an index holds

@@ -581,7 +581,7 @@ static int layer_build_target(const sbf_builder_t *b, layer_build_t *L, int r, c
         sbf_target_stats(idx, t, b->opt.threads);
     }
     if (rc == SBF_OK && wide)
-        sbf_panel_put(idx, t, scratch);
+        sbf_panel_put(idx, t, scratch, b->opt.threads);
     if (wide)
         t->bits = NULL;
     sbf_filter_free(scratch, sbf_target_bytes(idx, t));

@@ -673,6 +673,71 @@ static void test_plain_copies(void **state)
         free(g[t]);
 }
 
+/* A target's bits as sbf_panel_put writes them (the build's transposes, on 1 or 3 threads) are
+ * where the bit-by-bit layout (sbf_target_extract, the reference) reads them: every panel width
+ * (2 to 64 columns), 256- and 512-bit shards, targets of 1 to 5 columns at odd offsets, two
+ * targets put into one panel, a row count that is no multiple of a thread's chunk, and random
+ * bits at several densities. The columns of no target stay zero. */
+static void test_panel_put_widths(void **state)
+{
+    (void)state;
+    test_seed(53);
+    for (int shard_bits = 256; shard_bits <= 512; shard_bits *= 2)
+        for (unsigned lw = 1; lw <= 6; ++lw)
+            for (int threads = 1; threads <= 3; threads += 2) {
+                const sbf_params_t p = {31, 25, 25, 2, shard_bits};
+                const unsigned W = 1u << lw, cols_a = W == 2 ? 1 : 1 + (unsigned)test_rand() % (W / 2 < 5 ? W / 2 : 5),
+                               cols_b = W - cols_a > 1 ? 1 + (unsigned)test_rand() % (W - cols_a - 1) : 1;
+                const unsigned col0_a = W == 2 ? 0 : (unsigned)test_rand() % (W - cols_a - cols_b + 1);
+                const unsigned col0_b = col0_a + cols_a;   /* B right after A; the rest is empty */
+                const uint64_t rows = 4096 + 1000 + (uint64_t)(test_rand() % 100);
+                sbf_index_t *idx = sbf_idx_new(&p);
+                assert_non_null(idx);
+                const int q = sbf_idx_add_panel(idx, rows, lw);
+                assert_true(q >= 0);
+                const int a = sbf_idx_add_panel_target(idx, "a", q, col0_a, cols_a);
+                const int b = sbf_idx_add_panel_target(idx, "b", q, col0_b, cols_b);
+                assert_true(a == 0 && b == 1);
+                uint64_t *want[2] = {NULL, NULL}, *got = NULL;
+                for (int r = 0; r < idx->n_targets; ++r) {
+                    const sbf_target_t *t = &idx->targets[r];
+                    const size_t bytes = sbf_target_bytes(idx, t), n = bytes / 8;
+                    assert_non_null(want[r] = malloc(bytes));
+                    const unsigned density = 1 + (unsigned)r * 2;   /* about 1/2 and 1/4 ones */
+                    for (size_t i = 0; i < n; ++i) {
+                        uint64_t x = ~0ULL;
+                        for (unsigned d = 0; d < density; d += 2)
+                            x &= ((uint64_t)test_rand() << 32) ^ test_rand() ^ ((uint64_t)test_rand() << 17);
+                        want[r][i] = x;
+                    }
+                    sbf_panel_put(idx, t, want[r], threads);
+                }
+                for (int r = 0; r < idx->n_targets; ++r) {
+                    const sbf_target_t *t = &idx->targets[r];
+                    const size_t bytes = sbf_target_bytes(idx, t);
+                    assert_non_null(got = realloc(got, bytes));
+                    sbf_target_extract(idx, t, got);
+                    if (memcmp(got, want[r], bytes) != 0)
+                        fail_msg("%d-bit shards, %u columns, target %d (columns %u..%u), %d thread(s): put and extract differ",
+                                 shard_bits, W, r, t->col0, t->col0 + t->cols - 1, threads);
+                }
+                /* every set bit of the panel belongs to a target's columns */
+                const sbf_panel_t *pn = &idx->panels[q];
+                const uint64_t positions = rows * (uint64_t)shard_bits;
+                const unsigned last = col0_b + cols_b;
+                for (uint64_t pos = 0; pos < positions; pos += 7)
+                    for (unsigned c = 0; c < W; ++c)
+                        if (c < col0_a || c >= last) {
+                            const uint64_t at = (pos << lw) + c;
+                            assert_int_equal(pn->bits[at >> 6] >> (at & 63) & 1, 0);
+                        }
+                free(want[0]);
+                free(want[1]);
+                free(got);
+                sbf_idx_free(idx);
+            }
+}
+
 /* The copies of panels of many members and several widths (the transposes that fill a copy
  * pack 64 / W positions per row: each width packs differently): equal to sbf_target_extract(). */
 static void test_plain_copies_widths(void **state)
@@ -1050,6 +1115,7 @@ int main(void)
         cmocka_unit_test(test_seqbuf_move),
         cmocka_unit_test(test_plain_copies),
         cmocka_unit_test(test_plain_copies_widths),
+        cmocka_unit_test(test_panel_put_widths),
         cmocka_unit_test(test_build_threads),
         cmocka_unit_test(test_no_false_negatives),
         cmocka_unit_test(test_strand_symmetry),
