@@ -49,6 +49,38 @@ static void transpose64(uint64_t a[64])
         }
 }
 
+/* A wide panel's layout as the transposes see it: W = 2^lw columns, a shard row of
+ * row_words words, G words of each column per 64 x 64 block (64 / W positions per panel word). */
+typedef struct {
+    unsigned lw, W, words, shard_bits, G;
+    uint64_t row_words, field;   /* field: W ones, one position's columns */
+} panel_geom_t;
+
+static panel_geom_t panel_geom(const sbf_index_t *idx, const sbf_panel_t *pn)
+{
+    panel_geom_t g;
+    g.lw = pn->log2_width;
+    g.W = 1u << g.lw;
+    g.words = sbf_params_shard_words(&idx->params);
+    g.shard_bits = (unsigned)idx->params.shard_bits;
+    g.G = 64 / g.W < g.words ? 64 / g.W : g.words;
+    g.row_words = (uint64_t)g.words << g.lw;
+    g.field = g.W == 64 ? ~0ULL : (1ULL << g.W) - 1;
+    return g;
+}
+
+/* The next PLAIN_CHUNK_ROWS shard rows of a panel of n_shards rows, from the counter *next
+ * shared by the threads: rows [*first, *end), or 0 when every chunk is taken. */
+static int next_rows(uint64_t *next, uint64_t n_shards, uint64_t *first, uint64_t *end)
+{
+    const uint64_t c = __atomic_fetch_add(next, 1, __ATOMIC_RELAXED);
+    if (c * PLAIN_CHUNK_ROWS >= n_shards)
+        return 0;
+    *first = c * PLAIN_CHUNK_ROWS;
+    *end = *first + PLAIN_CHUNK_ROWS < n_shards ? *first + PLAIN_CHUNK_ROWS : n_shards;
+    return 1;
+}
+
 /* Each panel shard, G x 64 of its bit positions at a time: row i of a 64 x 64 bit matrix holds
  * the W column bits of positions i, 64 + i, ..., (G - 1) x 64 + i side by side (G = 64 / W
  * groups, at most the shard's 64-bit words), so that after the transpose word g x W + c is 64
@@ -59,16 +91,10 @@ static void *plain_worker(void *arg)
     plain_job_t *job = arg;
     const sbf_index_t *idx = job->idx;
     const sbf_panel_t *pn = job->pn;
-    const unsigned lw = pn->log2_width, W = 1u << lw;
-    const unsigned words = sbf_params_shard_words(&idx->params), shard_bits = (unsigned)idx->params.shard_bits;
-    const uint64_t row_words = (uint64_t)words << lw, field = W == 64 ? ~0ULL : (1ULL << W) - 1;
-    const unsigned G = 64 / W < words ? 64 / W : words;   /* words per column per transpose */
-    for (;;) {
-        const uint64_t c = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED);
-        if (c >= job->n_chunks)
-            break;
-        const uint64_t first = c * PLAIN_CHUNK_ROWS;
-        const uint64_t end = first + PLAIN_CHUNK_ROWS < pn->n_shards ? first + PLAIN_CHUNK_ROWS : pn->n_shards;
+    const panel_geom_t pg = panel_geom(idx, pn);
+    const unsigned lw = pg.lw, W = pg.W, words = pg.words, G = pg.G;
+    uint64_t first, end;
+    while (next_rows(&job->next, pn->n_shards, &first, &end)) {
         for (uint64_t s = first; s < end; ++s) {
             uint64_t *dst[64];   /* each column's plain shard */
             for (unsigned col = 0; col < W; ++col) {
@@ -79,14 +105,14 @@ static void *plain_worker(void *arg)
                     dst[col] = job->copy[r] + (s * t->cols + (col - t->col0)) * words;
                 }
             }
-            const uint64_t *src = pn->bits + s * row_words;
-            for (unsigned b0 = 0; b0 < shard_bits; b0 += 64 * G) {
+            const uint64_t *src = pn->bits + s * pg.row_words;
+            for (unsigned b0 = 0; b0 < pg.shard_bits; b0 += 64 * G) {
                 uint64_t a[64];
                 for (unsigned i = 0; i < 64; ++i) {
                     a[i] = 0;
                     for (unsigned g = 0; g < G; ++g) {   /* bit position b0 + 64 g + i: its W columns */
                         const uint64_t at = (uint64_t)(b0 + 64 * g + i) << lw;
-                        a[i] |= (src[at >> 6] >> (at & 63) & field) << (g * W);
+                        a[i] |= (src[at >> 6] >> (at & 63) & pg.field) << (g * W);
                     }
                 }
                 transpose64(a);
@@ -115,23 +141,16 @@ typedef struct {
 static void *put_worker(void *arg)
 {
     put_job_t *job = arg;
-    const sbf_index_t *idx = job->idx;
     const sbf_target_t *t = job->t;
-    const sbf_panel_t *pn = &idx->panels[t->panel];
-    const unsigned lw = pn->log2_width, W = 1u << lw;
-    const unsigned words = sbf_params_shard_words(&idx->params), shard_bits = (unsigned)idx->params.shard_bits;
-    const uint64_t row_words = (uint64_t)words << lw, field = W == 64 ? ~0ULL : (1ULL << W) - 1;
-    const unsigned G = 64 / W < words ? 64 / W : words;   /* words per column per transpose */
-    for (;;) {
-        const uint64_t c = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED);
-        if (c >= job->n_chunks)
-            break;
-        const uint64_t first = c * PLAIN_CHUNK_ROWS;
-        const uint64_t end = first + PLAIN_CHUNK_ROWS < pn->n_shards ? first + PLAIN_CHUNK_ROWS : pn->n_shards;
+    const sbf_panel_t *pn = &job->idx->panels[t->panel];
+    const panel_geom_t pg = panel_geom(job->idx, pn);
+    const unsigned lw = pg.lw, W = pg.W, words = pg.words, G = pg.G;
+    uint64_t first, end;
+    while (next_rows(&job->next, pn->n_shards, &first, &end)) {
         for (uint64_t s = first; s < end; ++s) {
             const uint64_t *src = job->plain + s * t->cols * words;   /* virtual shards s x cols + j */
-            uint64_t *dst = pn->bits + s * row_words;
-            for (unsigned b0 = 0; b0 < shard_bits; b0 += 64 * G) {
+            uint64_t *dst = pn->bits + s * pg.row_words;
+            for (unsigned b0 = 0; b0 < pg.shard_bits; b0 += 64 * G) {
                 uint64_t a[64] = {0};
                 for (unsigned g = 0; g < G; ++g)
                     for (unsigned j = 0; j < t->cols; ++j)
@@ -140,7 +159,7 @@ static void *put_worker(void *arg)
                 for (unsigned i = 0; i < 64; ++i)
                     for (unsigned g = 0; g < G; ++g) {   /* bit position b0 + 64 g + i: its W columns */
                         const uint64_t at = (uint64_t)(b0 + 64 * g + i) << lw;
-                        dst[at >> 6] |= (a[i] >> (g * W) & field) << (at & 63);
+                        dst[at >> 6] |= (a[i] >> (g * W) & pg.field) << (at & 63);
                     }
             }
         }
