@@ -359,11 +359,6 @@ static inline int run_absent(const uint64_t *w, const uint64_t *h, uint32_t n_km
 static inline uint32_t probe_run_h(const uint64_t *w, const uint64_t *h, uint32_t n_kmers, unsigned extra,
                                    const unsigned H, unsigned log2b, uint8_t *presence)
 {
-    if (run_absent(w, h, n_kmers, extra, H, log2b)) {
-        if (presence)
-            memset(presence, 0, n_kmers);
-        return 0;
-    }
     int64_t last_absent = -1;
     uint32_t count = 0;
     /* the first k-s s-mers only open the window; from then on each s-mer completes a k-mer
@@ -514,13 +509,14 @@ static void query_scanned(const sbf_index_t *idx, sbf_scan_t *sc, uint64_t start
             for (uint32_t i = 0; i < sc->n_runs; ++i) {
                 const sbf_run_t *run = &sc->runs[i];
                 uint8_t *pr = presence ? presence + (uint64_t)r * row + start + run->first : NULL;
+                /* most runs of a target that does not hold the read end here, on either path */
+                if (run_absent(shard[i], sc->smer_hash + run->first, run->n, extra, H, log2b)) {
+                    if (pr)
+                        memset(pr, 0, run->n);
+                    continue;
+                }
 #if SBF_SCAN_HAVE_SIMD
                 if (avx512) {
-                    if (run_absent(shard[i], sc->smer_hash + run->first, run->n, extra, H, log2b)) {
-                        if (pr)
-                            memset(pr, 0, run->n);
-                        continue;
-                    }
                     count += avx512_probe_run(shard[i], sc->smer_hash + run->first, run->n, extra, H, pr);
                     continue;
                 }

@@ -504,62 +504,75 @@ static void test_panel_like_plain(void **state)
     sbf_index_destroy(multi);
 }
 
+/* One parameter set of test_early_out_like_kmer_by_kmer, on the scan path set now. */
+static void early_out_set(const sbf_opt_t *set, size_t p, const char *path)
+{
+    enum { G = 30000, N = 300 };
+    sbf_opt_t o = *set;
+    o.bits_per_kmer = 4;
+    char *g = random_dna(G);
+    sbf_index_t *idx = build_from_seqs(&o, &g, 1);
+    const int k = o.k, extra = o.k - o.s;
+    uint64_t present_kmers = 0, absent_kmers = 0, reads_without = 0;
+    for (int i = 0; i < N; ++i) {
+        size_t len = i < 3 * extra + 4 ? (size_t)(k + i) : (size_t)(k + test_rand() % 400);
+        char *r = random_dna(len);
+        /* a piece of the target exactly k long (or longer) at the start, end or middle */
+        size_t piece = (size_t)k + (i % 3 == 0 ? 0 : test_rand() % 8);
+        if (piece > len)
+            piece = len;
+        size_t at = i % 4 == 0 ? 0 : i % 4 == 1 ? len - piece : i % 4 == 2 ? test_rand() % (len - piece + 1) : len;
+        if (at != len)
+            memcpy(r + at, g + test_rand() % (G - piece), piece);
+        uint8_t *row = malloc(len), one;
+        assert_int_equal(sbf_query_kmers(idx, 0, r, len, row), SBF_OK);
+        uint32_t expect = 0;
+        for (size_t j = 0; j + (size_t)k <= len; ++j) {
+            assert_int_equal(sbf_query_kmers(idx, 0, r + j, (size_t)k, &one), SBF_OK);
+            if (row[j] != one)
+                fail_msg("%s path, set %zu, read %d (%zu bp): k-mer %zu is %d in the read, %d alone", path, p, i, len, j, row[j], one);
+            expect += one;
+        }
+        const char *seq = r;
+        uint32_t kmers, hits;
+        assert_int_equal(sbf_query(idx, 1, &seq, &len, &kmers, &hits, 1), SBF_OK);
+        assert_int_equal(kmers, len - (size_t)k + 1);
+        assert_int_equal(hits, expect);
+        present_kmers += expect;
+        absent_kmers += kmers - expect;
+        reads_without += expect == 0;
+        free(row);
+        free(r);
+    }
+    /* both answers occur, and whole reads without a present k-mer (the early out's case) */
+    if (!(present_kmers > 0 && absent_kmers > 0 && reads_without > 0))
+        fail_msg("set %zu: %lu present, %lu absent k-mers, %lu reads without", p, (unsigned long)present_kmers, (unsigned long)absent_kmers, (unsigned long)reads_without);
+    sbf_index_destroy(idx);
+    free(g);
+}
+
 /* A run's early out (filters/sbf_index.c, run_absent: one s-mer tested in every k-s+1 decides
  * that none of the run's k-mers is present) against each k-mer asked alone: a filter filled
  * far past the defaults (4 bits per k-mer, so random s-mers often test present and runs are
  * decided either way), reads of random bases with pieces of the target at the first k-mer,
  * the last, the middle and nowhere, every length from k to k+3(k-s)+3 and longer ones, each
- * parameter set's k-s. The per-k-mer rows and sbf_query's counts must both agree. */
+ * parameter set's k-s, on every scan path this CPU runs (the AVX-512 path probes with its own
+ * code after the early out). The per-k-mer rows and sbf_query's counts must both agree. */
 static void test_early_out_like_kmer_by_kmer(void **state)
 {
     (void)state;
     size_t n_sets;
     const sbf_opt_t *sets = param_sets(&n_sets);
-    test_seed(43);
-    enum { G = 30000, N = 300 };
-    for (size_t p = 0; p < n_sets; ++p) {
-        sbf_opt_t o = sets[p];
-        o.bits_per_kmer = 4;
-        char *g = random_dna(G);
-        sbf_index_t *idx = build_from_seqs(&o, &g, 1);
-        const int k = o.k, extra = o.k - o.s;
-        uint64_t present_kmers = 0, absent_kmers = 0, reads_without = 0;
-        for (int i = 0; i < N; ++i) {
-            size_t len = i < 3 * extra + 4 ? (size_t)(k + i) : (size_t)(k + test_rand() % 400);
-            char *r = random_dna(len);
-            /* a piece of the target exactly k long (or longer) at the start, end or middle */
-            size_t piece = (size_t)k + (i % 3 == 0 ? 0 : test_rand() % 8);
-            if (piece > len)
-                piece = len;
-            size_t at = i % 4 == 0 ? 0 : i % 4 == 1 ? len - piece : i % 4 == 2 ? test_rand() % (len - piece + 1) : len;
-            if (at != len)
-                memcpy(r + at, g + test_rand() % (G - piece), piece);
-            uint8_t *row = malloc(len), one;
-            assert_int_equal(sbf_query_kmers(idx, 0, r, len, row), SBF_OK);
-            uint32_t expect = 0;
-            for (size_t j = 0; j + (size_t)k <= len; ++j) {
-                assert_int_equal(sbf_query_kmers(idx, 0, r + j, (size_t)k, &one), SBF_OK);
-                if (row[j] != one)
-                    fail_msg("set %zu, read %d (%zu bp): k-mer %zu is %d in the read, %d alone", p, i, len, j, row[j], one);
-                expect += one;
-            }
-            const char *seq = r;
-            uint32_t kmers, hits;
-            assert_int_equal(sbf_query(idx, 1, &seq, &len, &kmers, &hits, 1), SBF_OK);
-            assert_int_equal(kmers, len - (size_t)k + 1);
-            assert_int_equal(hits, expect);
-            present_kmers += expect;
-            absent_kmers += kmers - expect;
-            reads_without += expect == 0;
-            free(row);
-            free(r);
-        }
-        /* both answers occur, and whole reads without a present k-mer (the early out's case) */
-        if (!(present_kmers > 0 && absent_kmers > 0 && reads_without > 0))
-            fail_msg("set %zu: %lu present, %lu absent k-mers, %lu reads without", p, (unsigned long)present_kmers, (unsigned long)absent_kmers, (unsigned long)reads_without);
-        sbf_index_destroy(idx);
-        free(g);
+    const sbf_scan_path_t chosen = sbf_scan_path();
+    for (int path = 0; path < SBF_SCAN_PATHS; ++path) {   /* each probe after the early out */
+        if (!sbf_scan_path_supported((sbf_scan_path_t)path))
+            continue;
+        assert_int_equal(sbf_scan_set_path((sbf_scan_path_t)path), SBF_OK);
+        test_seed(43);
+        for (size_t p = 0; p < n_sets; ++p)
+            early_out_set(&sets[p], p, sbf_scan_path_name((sbf_scan_path_t)path));
     }
+    assert_int_equal(sbf_scan_set_path(chosen), SBF_OK);
 }
 
 /* sbf_build_target on several threads (blocks of records queued per range of shards, no atomic
