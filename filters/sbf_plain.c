@@ -34,7 +34,7 @@ typedef struct {
     const sbf_panel_t *pn;
     uint64_t **copy;             /* per target of the index */
     int owner[64];               /* per column: the target, or -1 */
-    uint64_t n_chunks, next;     /* next: taken atomically */
+    uint64_t next;               /* the next chunk of rows (next_rows), taken atomically */
 } plain_job_t;
 
 /* a[i] bit j <-> a[j] bit i: blocks of 32, 16, ... 1 bits swapped across the diagonal. Inlined
@@ -80,6 +80,14 @@ static int next_rows(uint64_t *next, uint64_t n_shards, uint64_t *first, uint64_
     *first = c * PLAIN_CHUNK_ROWS;
     *end = *first + PLAIN_CHUNK_ROWS < n_shards ? *first + PLAIN_CHUNK_ROWS : n_shards;
     return 1;
+}
+
+/* The threads for a pass over n_shards rows: `threads`, or one when there are fewer chunks of
+ * rows than threads. */
+static int row_threads(int threads, uint64_t n_shards)
+{
+    const uint64_t chunks = (n_shards + PLAIN_CHUNK_ROWS - 1) / PLAIN_CHUNK_ROWS;
+    return threads < 1 || (uint64_t)threads > chunks ? 1 : threads;
 }
 
 /* Each panel shard, G x 64 of its bit positions at a time: row i of a 64 x 64 bit matrix holds
@@ -132,7 +140,7 @@ typedef struct {
     const sbf_index_t *idx;
     const sbf_target_t *t;
     const uint64_t *plain;
-    uint64_t n_chunks, next;     /* next: taken atomically */
+    uint64_t next;               /* the next chunk of rows (next_rows), taken atomically */
 } put_job_t;
 
 /* plain_worker's transpose the other way: word g x W + c of the matrix is 64 bits of column c's
@@ -171,8 +179,8 @@ static void *put_worker(void *arg)
 void sbf_panel_put(const sbf_index_t *idx, const sbf_target_t *t, const uint64_t *plain, int threads)
 {
     const sbf_panel_t *pn = &idx->panels[t->panel];
-    put_job_t job = {idx, t, plain, (pn->n_shards + PLAIN_CHUNK_ROWS - 1) / PLAIN_CHUNK_ROWS, 0};
-    sbf_run_threads(threads < 1 || (uint64_t)threads > job.n_chunks ? 1 : threads, put_worker, &job);
+    put_job_t job = {idx, t, plain, 0};
+    sbf_run_threads(row_threads(threads, pn->n_shards), put_worker, &job);
 }
 
 static void copies_free(const sbf_index_t *idx, uint64_t **copy)
@@ -230,7 +238,6 @@ int sbf_idx_plain_copies(const sbf_index_t *idx, int threads)
         job.idx = idx;
         job.pn = pn;
         job.copy = copy;
-        job.n_chunks = (pn->n_shards + PLAIN_CHUNK_ROWS - 1) / PLAIN_CHUNK_ROWS;
         for (unsigned col = 0; col < 64; ++col)
             job.owner[col] = -1;
         for (int m = 0; m < pn->n_members; ++m) {
@@ -238,7 +245,7 @@ int sbf_idx_plain_copies(const sbf_index_t *idx, int threads)
             for (unsigned col = t->col0; col < t->col0 + t->cols && col < 64; ++col)
                 job.owner[col] = pn->members[m];
         }
-        sbf_run_threads((uint64_t)threads > job.n_chunks ? 1 : threads, plain_worker, &job);
+        sbf_run_threads(row_threads(threads, pn->n_shards), plain_worker, &job);
     }
     if (rc == SBF_OK)
         __atomic_store_n(&((sbf_index_t *)idx)->plain, copy, __ATOMIC_RELEASE);
