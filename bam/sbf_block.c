@@ -10,6 +10,18 @@
  * makes larger blocks, which would otherwise stay). */
 #define IDLE_MAX 2
 
+/* Under AddressSanitizer an idle block's bytes are poisoned: a record still pointing into a
+ * block that nobody holds (a pin forgotten, a record kept without sbf_read_own) is reported
+ * at its first use, not only once the block is reused and its bytes differ. */
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define IDLE(b) ASAN_POISON_MEMORY_REGION((b)->data, (b)->cap)
+#define HELD(b) ASAN_UNPOISON_MEMORY_REGION((b)->data, (b)->cap)
+#else
+#define IDLE(b) ((void)(b))
+#define HELD(b) ((void)(b))
+#endif
+
 sbf_block_t *sbf_block_get(sbf_block_pool_t *pool, size_t min_cap)
 {
     /* a pool holds a handful of blocks (those of the batches in flight): a scan for the
@@ -20,6 +32,7 @@ sbf_block_t *sbf_block_get(sbf_block_pool_t *pool, size_t min_cap)
             best = b;
     if (best) {
         --pool->n_idle;
+        HELD(best);
         best->refs = 1;
         best->len = 0;
         return best;
@@ -39,6 +52,7 @@ sbf_block_t *sbf_block_get(sbf_block_pool_t *pool, size_t min_cap)
 
 static void block_free(sbf_block_t *b)
 {
+    HELD(b);
     if (b->mapped)
         munmap(b->data, b->cap);
     else
@@ -51,6 +65,7 @@ sbf_block_t *sbf_block_get_mapped(sbf_block_pool_t *pool, size_t cap)
     for (sbf_block_t *b = pool->all; b; b = b->next)
         if (b->refs == 0 && b->mapped && b->cap == cap) {
             --pool->n_idle;
+            HELD(b);
             b->refs = 1;
             b->len = 0;
             return b;
@@ -78,6 +93,7 @@ void sbf_block_put(sbf_block_t *b)
     sbf_block_pool_t *pool = b->pool;
     if (pool && pool->n_idle < IDLE_MAX) {
         ++pool->n_idle;
+        IDLE(b);
         return;
     }
     if (pool) {   /* one idle block too many: out of the pool's list */

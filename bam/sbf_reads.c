@@ -2,6 +2,7 @@
  * (which reads plain, gzip and BGZF alike), SAM/BAM/CRAM through sam_read1. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -74,6 +75,10 @@ struct sbf_reader_s {
      * it back); the windows are read-only, so records are not NUL-terminated there */
     int fd;                    /* -1: read */
     long long file_size;
+    /* BAM read in place (bam_in_place): whole records of the decompressed stream lie in `cur`
+     * from `pos`; 1 until the first record says whether the file suits it, 2 from then on */
+    int bam_in_place;
+    int bam_failed;            /* the stream broke after the bytes in `cur` */
 };
 
 static const char *format_name(enum htsExactFormat f)
@@ -178,6 +183,16 @@ int sbf_reader_open(const char *path, const sbf_reader_opt_t *opt, sbf_reader_t 
             rc = sbf_error(SBF_E_FORMAT, "%s: cannot read the %s header", path, rd->format);
             goto fail;
         }
+        /* BAM's records are taken where they lie in the decompressed stream when the engine
+         * reads their 4-bit codes (no ASCII copy wanted); little-endian hosts only (the
+         * fields are read as they are stored) */
+        const union { uint16_t u; uint8_t b[2]; } endian = {1};
+        if (opt && opt->in_place && rd->sam_no_ascii && fmt.format == bam && endian.b[0] == 1 &&
+            !rd->hts->fp.bgzf->is_be) {
+            rd->bam_in_place = 1;
+            rd->block_size = opt->block_size ? opt->block_size : BLOCK_SIZE;
+            rd->block_size = rd->block_size < MIN_BLOCK_SIZE ? MIN_BLOCK_SIZE : rd->block_size;
+        }
     } else {
         char *desc = hts_format_description(&fmt);
         rc = sbf_error(SBF_E_FORMAT, "%s: not FASTA, FASTQ, SAM, BAM or CRAM (looks like %s)", path,
@@ -229,6 +244,12 @@ static void unborrow(sbf_read_t *r)
         r->name = r->comment = r->seq = r->qual = (kstring_t){0, 0, NULL};
         r->borrowed = 0;
     }
+    if (r->b && (bam_get_mempolicy(r->b) & BAM_USER_OWNS_DATA)) {   /* a BAM record in place */
+        r->b->data = NULL;
+        r->b->l_data = 0;
+        r->b->m_data = 0;
+        bam_set_mempolicy(r->b, bam_get_mempolicy(r->b) & ~BAM_USER_OWNS_DATA);
+    }
 }
 
 static int read_fastx(sbf_reader_t *rd, sbf_read_t *r)
@@ -258,23 +279,24 @@ static int read_fastx(sbf_reader_t *rd, sbf_read_t *r)
     return 1;
 }
 
-static int read_sam(sbf_reader_t *rd, sbf_read_t *r)
+/* What sam_read1's status says, for every way a SAM-family record is read (0, or an error). */
+static int sam_status(const sbf_reader_t *rd, int rc)
 {
-    if (!r->b && !(r->b = bam_init1()))
-        return sbf_error(SBF_E_NOMEM, "out of memory reading %s", rd->path);
-    int rc = sam_read1(rd->hts, rd->hdr, r->b);
     if (rc == -1)
         return 0;
-    if (rc < -1 && !strcmp(rd->format, "CRAM"))
+    if (!strcmp(rd->format, "CRAM"))
         return sbf_error(SBF_E_FORMAT, "%s: cannot decode CRAM after %lld records (truncated, corrupt, or its "
                          "reference is not available: give it with -T)", rd->path, rd->n_records);
-    if (rc < -1)
-        return sbf_error(SBF_E_FORMAT, "%s: truncated or corrupt %s after %lld records", rd->path, rd->format,
-                         rd->n_records);
+    return sbf_error(SBF_E_FORMAT, "%s: truncated or corrupt %s after %lld records", rd->path, rd->format,
+                     rd->n_records);
+}
+
+/* r's fields once r->b holds a record read by htslib (a bam1_t of its own). */
+static int sam_fields(sbf_reader_t *rd, sbf_read_t *r)
+{
     const bam1_t *b = r->b;
     const uint8_t *s = bam_get_seq(b);
     int len = b->core.l_qseq;
-    unborrow(r);
     r->sam = 1;
     r->name.l = r->seq.l = r->comment.l = r->qual.l = 0;
     /* without ASCII bases the engine reads the bam1_t: seq stays an empty string */
@@ -289,6 +311,15 @@ static int read_sam(sbf_reader_t *rd, sbf_read_t *r)
     r->seq.l = (size_t)len;
     r->seq.s[len] = '\0';
     return 1;
+}
+
+static int read_sam(sbf_reader_t *rd, sbf_read_t *r)
+{
+    if (!r->b && !(r->b = bam_init1()))
+        return sbf_error(SBF_E_NOMEM, "out of memory reading %s", rd->path);
+    unborrow(r);   /* before htslib writes the record: a BAM record in place lies in a block */
+    int rc = sam_read1(rd->hts, rd->hdr, r->b);
+    return rc < 0 ? sam_status(rd, rc) : sam_fields(rd, r);
 }
 
 /* A record's buffers are reused by the next record read into it, and the FASTA/FASTQ parser
@@ -542,6 +573,147 @@ static int read_in_place(sbf_reader_t *rd, sbf_read_t *r)
     }
 }
 
+/* ---- BAM in place ---- */
+
+/* A new current block: the `keep` bytes of the record begun at `pos` first (need: what that
+ * record needs in all, at least its 4-byte length), then the decompressed stream up to the
+ * block's end or the stream's. The stream is taken BGZF block by BGZF block (what is left of
+ * the one open, or 1 byte, which opens the next), so that when it breaks every byte before the
+ * break is in the block: the records before it are handed out, as sam_read1 hands them out.
+ * SBF_OK or an error. */
+static int bam_more(sbf_reader_t *rd, size_t need)
+{
+    BGZF *fp = rd->hts->fp.bgzf;
+    sbf_block_t *b = rd->cur;
+    const size_t keep = b ? b->len - rd->pos : 0;
+    size_t cap = need + rd->block_size;   /* the record, and a block's worth after it */
+    sbf_block_t *nb = sbf_block_get(&rd->blocks, (cap + rd->block_size - 1) / rd->block_size * rd->block_size);
+    if (!nb)
+        return sbf_error(SBF_E_NOMEM, "out of memory reading %s", rd->path);
+    if (keep)
+        memcpy(nb->data, b->data + rd->pos, keep);
+    size_t len = keep;
+    cap = nb->cap;
+    while (len < cap) {
+        const int open = fp->block_length - fp->block_offset;
+        const size_t want = open > 0 ? ((size_t)open < cap - len ? (size_t)open : cap - len) : 1;
+        const ssize_t n = bgzf_read(fp, nb->data + len, want);
+        if (n <= 0) {
+            if (n < 0)
+                rd->bam_failed = 1;
+            else
+                rd->at_eof = 1;
+            break;
+        }
+        len += (size_t)n;
+    }
+    nb->len = len;
+    sbf_block_put(b);
+    rd->cur = nb;
+    rd->pos = 0;
+    return SBF_OK;
+}
+
+/* The record at p (its 4-byte length, the 32-byte core, then the data) read by htslib's own
+ * bam_read1, from a copy of its bytes: what sam_read1 makes of a record that cannot be taken
+ * as it lies (a CIGAR, which htslib aligns, a name without its NUL, a CG tag, damage), and its
+ * status for the same damage. */
+static int bam_read_copy(sbf_reader_t *rd, sbf_read_t *r, const char *p, size_t size)
+{
+    unborrow(r);
+    char *copy = malloc(size);
+    if (!copy)
+        return sbf_error(SBF_E_NOMEM, "out of memory reading %s", rd->path);
+    memcpy(copy, p, size);
+    hFILE *hf = hopen("mem:", "r:", copy, size);   /* owns copy from here on */
+    BGZF *fp = hf ? bgzf_hopen(hf, "r") : NULL;
+    if (!fp) {
+        if (hf)
+            hclose_abruptly(hf);
+        return sbf_error(SBF_E_NOMEM, "out of memory reading %s", rd->path);
+    }
+    int rc = bam_read1(fp, r->b);
+    const bam1_core_t *c = &r->b->core;
+    if (rc >= 0 && (c->tid >= rd->hdr->n_targets || c->tid < -1 || c->mtid >= rd->hdr->n_targets || c->mtid < -1))
+        rc = -3;   /* sam_read1's check of the reference numbers */
+    bgzf_close(fp);
+    return rc < 0 ? sam_status(rd, rc) : sam_fields(rd, r);
+}
+
+/* Take the whole record at p (4 + block_len bytes) into r: where it lies when bam_read1 would
+ * leave its bytes as they are (no CIGAR, the name's NUL in place, sound lengths and reference
+ * numbers), a copy read by htslib otherwise. A record in place keeps no alignment padding
+ * after its name (l_extranul 0): without a CIGAR nothing reads the words that follow it. */
+static int bam_take(sbf_reader_t *rd, sbf_read_t *r, char *p, uint32_t block_len)
+{
+    uint32_t x[8];
+    memcpy(x, p + 4, sizeof x);
+    bam1_core_t c;
+    memset(&c, 0, sizeof c);
+    c.tid = (int32_t)x[0];
+    c.pos = (int32_t)x[1];
+    c.bin = (uint16_t)(x[2] >> 16);
+    c.qual = (uint8_t)(x[2] >> 8);
+    c.l_qname = (uint16_t)(x[2] & 0xff);
+    c.flag = (uint16_t)(x[3] >> 16);
+    c.n_cigar = x[3] & 0xffff;
+    c.l_qseq = (int32_t)x[4];
+    c.mtid = (int32_t)x[5];
+    c.mpos = (int32_t)x[6];
+    c.isize = (int32_t)x[7];
+    uint8_t *data = (uint8_t *)p + 36;
+    const uint64_t l_data = block_len - 32;
+    if (!r->b && !(r->b = bam_init1()))
+        return sbf_error(SBF_E_NOMEM, "out of memory reading %s", rd->path);
+    if (c.n_cigar || c.l_qname < 1 || c.l_qseq < 0 || l_data > INT_MAX ||
+        c.l_qname + (((uint64_t)c.l_qseq + 1) >> 1) + (uint64_t)c.l_qseq > l_data || data[c.l_qname - 1] != '\0' ||
+        c.tid >= rd->hdr->n_targets || c.tid < -1 || c.mtid >= rd->hdr->n_targets || c.mtid < -1)
+        return bam_read_copy(rd, r, p, 4 + (size_t)block_len);
+    if (sbf_pins_add(&rd->touched, rd->cur) < 0)
+        return sbf_error(SBF_E_NOMEM, "out of memory reading %s", rd->path);
+    bam1_t *b = r->b;
+    borrow(r);
+    if (!(bam_get_mempolicy(b) & BAM_USER_OWNS_DATA)) {   /* its own buffer: not needed now */
+        free(b->data);
+        bam_set_mempolicy(b, bam_get_mempolicy(b) | BAM_USER_OWNS_DATA);
+    }
+    b->core = c;
+    b->data = data;
+    b->l_data = (int)l_data;
+    b->m_data = (uint32_t)l_data;
+    r->sam = 1;
+    r->name = (kstring_t){strlen((const char *)data), 0, (char *)data};
+    r->comment = r->seq = r->qual = (kstring_t){0, 0, (char *)""};
+    ++rd->n_in_place;
+    return 1;
+}
+
+static int read_bam_in_place(sbf_reader_t *rd, sbf_read_t *r)
+{
+    for (;;) {
+        sbf_block_t *b = rd->cur;
+        const size_t have = b ? b->len - rd->pos : 0;
+        size_t need = 4;
+        if (have >= 4) {
+            int32_t block_len;
+            memcpy(&block_len, b->data + rd->pos, 4);
+            if (block_len < 32)   /* bam_read1's -4 */
+                return sam_status(rd, -4);
+            need = 4 + (size_t)block_len;
+            if (have >= need) {
+                char *p = b->data + rd->pos;
+                rd->pos += need;
+                return bam_take(rd, r, p, (uint32_t)block_len);
+            }
+        }
+        if (rd->at_eof || rd->bam_failed)   /* the stream ended or broke inside the record */
+            return sam_status(rd, have == 0 && !rd->bam_failed ? -1 : -2);
+        int rc = bam_more(rd, need);
+        if (rc < 0)
+            return rc;
+    }
+}
+
 int sbf_reader_pin(sbf_reader_t *rd, sbf_pins_t *pins)
 {
     if (!rd || sbf_pins_move(pins, &rd->touched) == 0)
@@ -563,6 +735,27 @@ int sbf_read_own(sbf_read_t *r)
 {
     if (!r->borrowed)
         return SBF_OK;
+    bam1_t *b = r->b;
+    if (b && (bam_get_mempolicy(b) & BAM_USER_OWNS_DATA)) {   /* a BAM record in place: a copy of its bytes */
+        const size_t n = b->l_data > 0 ? (size_t)b->l_data : 1;
+        uint8_t *d = malloc(n);
+        kstring_t name = {0, 0, NULL}, seq = {0, 0, NULL};
+        if (!d || kputs((const char *)b->data, &name) < 0 || kputs("", &seq) < 0) {
+            free(d);
+            free(name.s);
+            free(seq.s);
+            return sbf_error(SBF_E_NOMEM, "out of memory for a read of %d bases", b->core.l_qseq);
+        }
+        memcpy(d, b->data, (size_t)b->l_data);
+        b->data = d;
+        b->m_data = (uint32_t)n;
+        bam_set_mempolicy(b, bam_get_mempolicy(b) & ~BAM_USER_OWNS_DATA);
+        r->name = name;
+        r->seq = seq;
+        r->comment = r->qual = (kstring_t){0, 0, NULL};
+        r->borrowed = 0;
+        return SBF_OK;
+    }
     kstring_t *ks[4] = {&r->name, &r->comment, &r->seq, &r->qual};
     kstring_t own[4] = {{0, 0, NULL}, {0, 0, NULL}, {0, 0, NULL}, {0, 0, NULL}};
     for (int i = 0; i < 4; ++i)
@@ -583,7 +776,14 @@ int sbf_read_own(sbf_read_t *r)
 
 int sbf_reader_read(sbf_reader_t *rd, sbf_read_t *r)
 {
-    int rc = rd->sam ? read_sam(rd, r) : rd->in_place ? read_in_place(rd, r) : rd->kseq ? read_fastx(rd, r) : 0;
+    int rc = rd->bam_in_place == 2 ? read_bam_in_place(rd, r)
+           : rd->sam ? read_sam(rd, r)
+           : rd->in_place ? read_in_place(rd, r)
+           : rd->kseq ? read_fastx(rd, r) : 0;
+    /* BAM: the first record, read by htslib, says whether the rest suits in place: a file
+     * whose records have CIGARs (aligned) would take them all through copies */
+    if (rd->bam_in_place == 1 && rc > 0)
+        rd->bam_in_place = r->b->core.n_cigar ? 0 : 2;
     if (rc < 0)
         rd->read_failed = 1;
     else if (rc > 0) {
@@ -642,9 +842,9 @@ int sbf_reader_close(sbf_reader_t *rd)
 
 void sbf_read_free(sbf_read_t *r)
 {
+    unborrow(r);   /* first: a BAM record in place leaves r->b pointing into a block */
     if (r->b)
         bam_destroy1(r->b);
-    unborrow(r);
     free(r->name.s);
     free(r->comment.s);
     free(r->seq.s);

@@ -495,6 +495,8 @@ static int fastx_to_bam(bam1_t **scratch, const sbf_read_t *r)
     return rc < 0 ? -1 : 0;
 }
 
+static int encode_tagged(const sbf_writer_t *w, const sbf_read_t *r, const sbf_tags_t *tags, kstring_t *out);
+
 int sbf_writer_write(sbf_writer_t *w, sbf_read_t *r, const sbf_tags_t *tags)
 {
     int rc;
@@ -506,6 +508,14 @@ int sbf_writer_write(sbf_writer_t *w, sbf_read_t *r, const sbf_tags_t *tags)
                      : text_put(w, w->line.s, w->line.l);
     } else {
         bam1_t *b = r->b;
+        /* BAM out: a record whose tags are appended goes out as encoded bytes (left as it is:
+         * one read in place lies in the reader's block), cut into BGZF blocks as bam_write1() does */
+        if (sbf_writer_can_encode(w)) {
+            w->line.l = 0;
+            const int done = encode_tagged(w, r, tags, &w->line);
+            if (done)
+                return done < 0 ? done : sbf_writer_write_encoded(w, w->line.s, w->line.l, 1);
+        }
         if (!r->sam) {
             if (fastx_to_bam(&w->scratch, r) < 0)
                 return sbf_error(SBF_E_NOMEM, "%s: cannot convert record '%.*s'", sbf_writer_path(w), (int)r->name.l,
@@ -566,6 +576,58 @@ static int encode_bam(const bam1_t *b, kstring_t *out)
     return 0;
 }
 
+/* The tags of add_tags_bam() appended to a record just encoded at out->s + at, as
+ * bam_aux_append() would have appended them to the record (its length word updated): the
+ * record itself is left as it is, which a BAM record read in place must be (its bytes lie in
+ * the reader's block; a tag appended to it is a copy of the whole record). */
+static int append_tags(const sbf_tagnames_t *tn, const sbf_tags_t *tags, kstring_t *out, size_t at)
+{
+    const size_t zl = strlen(tags->category) + 1, before = out->l;
+    const uint32_t n = (uint32_t)tags->n_hits;
+    if (ks_resize(out, out->l + 3 + zl + 7 + (tn->with_hits ? 8 + 4 * (size_t)n : 0) + 1) < 0)
+        return -1;
+    char *o = out->s + out->l;
+    memcpy(o, tn->category, 2);
+    o[2] = 'Z';
+    memcpy(o + 3, tags->category, zl);
+    o += 3 + zl;
+    memcpy(o, tn->score, 2);
+    o[2] = 'f';
+    memcpy(o + 3, &tags->score, 4);
+    o += 7;
+    if (tn->with_hits) {
+        memcpy(o, tn->hits, 2);
+        o[2] = 'B';
+        o[3] = 'I';
+        memcpy(o + 4, &n, 4);
+        memcpy(o + 8, tags->hits, 4 * (size_t)n);
+        o += 8 + 4 * (size_t)n;
+    }
+    out->l = (size_t)(o - out->s);
+    uint32_t block_len;
+    memcpy(&block_len, out->s + at, 4);
+    block_len += (uint32_t)(out->l - before);
+    memcpy(out->s + at, &block_len, 4);
+    return 0;
+}
+
+/* A SAM-family record to BAM with the tags appended to its bytes (append_tags), when that is
+ * what add_tags_bam() would do and encode_bam() can lay it out: 1 done, 0 not so (the caller
+ * goes through add_tags_bam), or an error. */
+static int encode_tagged(const sbf_writer_t *w, const sbf_read_t *r, const sbf_tags_t *tags, kstring_t *out)
+{
+    if (!r->sam || !tags || !tags->category || tags->rename || !tags_absent(r->b, &w->opt.tags))
+        return 0;
+    const size_t at = out->l;
+    int rc = encode_bam(r->b, out);
+    if (rc == 0 && append_tags(&w->opt.tags, tags, out, at) < 0)
+        rc = -1;
+    if (rc < 0)
+        return sbf_error(SBF_E_NOMEM, "out of memory writing %s", sbf_writer_path(w));
+    out->l = rc > 0 ? at : out->l;   /* rc 1: htslib's writer is needed */
+    return rc == 0;
+}
+
 int sbf_writer_encode(const sbf_writer_t *w, sbf_read_t *r, const sbf_tags_t *tags, bam1_t **scratch, kstring_t *out)
 {
     if (w->bgzf || w->text_fd >= 0)
@@ -573,6 +635,9 @@ int sbf_writer_encode(const sbf_writer_t *w, sbf_read_t *r, const sbf_tags_t *ta
                                                              sbf_writer_path(w))
                                                   : SBF_OK;
     bam1_t *b = r->b;
+    int done = encode_tagged(w, r, tags, out);
+    if (done)
+        return done < 0 ? done : SBF_OK;
     if (!r->sam) {
         if (fastx_to_bam(scratch, r) < 0)
             return sbf_error(SBF_E_NOMEM, "%s: cannot convert record '%.*s'", sbf_writer_path(w), (int)r->name.l,

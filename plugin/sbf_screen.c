@@ -186,8 +186,8 @@ static void note_switches(screen_t *s)
         {"SBF_NULL_ENGINE", "no k-mer is looked up: every read is 'none' (the pipeline's I/O ceiling, bench/e2e.sh)"},
         {"SBF_ENCODE", "the engine workers format the records on the CPU engine too (the same bytes; a test switch)"},
         {"SBF_NO_ENCODE", "the writer thread formats every record (the same bytes; a test switch)"},
-        {"SBF_NO_INPLACE", "FASTQ records are copied out by the general parser, not parsed in place (the same "
-                           "bytes; a test switch)"},
+        {"SBF_NO_INPLACE", "FASTQ and BAM records are copied out by the general parsers, not parsed in place "
+                           "(the same bytes; a test switch)"},
     };
     for (size_t i = 0; i < sizeof switches / sizeof switches[0]; ++i)
         if (getenv(switches[i].name)) {

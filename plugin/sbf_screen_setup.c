@@ -278,7 +278,8 @@ int screen_open_inputs(screen_t *s, sbf_reader_t **first)
     const screen_opt_t *o = s->o;
     sbf_reader_t *rd[2] = {NULL, NULL};
     /* records read in place: the batches pin their blocks (sbf_batch.c); a block holds about
-     * a batch of FASTQ (2 bytes a base and the names), so the blocks the batches in flight pin
+     * a batch of FASTQ (2 bytes a base and the names) or of BAM (about as much: half a byte a
+     * base, a byte of quality, the names and cores), so the blocks the batches in flight pin
      * stay within a few batches, as -K promises */
     uint64_t block = 2 * s->batch_bases;
     block = block < (1u << 20) ? (1u << 20) : block > (8u << 20) ? (8u << 20) : block;
@@ -397,7 +398,7 @@ void screen_print_stats(const screen_t *s, FILE *fp)
                     (unsigned long long)s->layer_reads_on_cpu);
     }
     fputc('\n', fp);
-    fprintf(fp, "sbf %s: input: %lld of %llu records parsed in place (FASTQ), %lld of them by the read-ahead; "
+    fprintf(fp, "sbf %s: input: %lld of %llu records parsed in place (FASTQ, BAM), %lld of them by the read-ahead; "
             "read-ahead busy %.2f thread-s, reader waited %.2f s\n", s->o->cmd, s->in_place,
             (unsigned long long)(s->sum.reads_in + s->sum.extras), s->in_place_ahead, s->t_fill, s->t_fill_wait);
     /* The verdict in words: the stage busy for the largest share of the run, and what helps. */

@@ -174,4 +174,85 @@ for f in cut bad; do
   done
 done
 
+# ---- BAM in place: records taken where they lie in the decompressed stream ------------------------
+# same_bam NAME IN WANT [sbf args...]: IN (BAM) parsed in place writes the bytes and exits as
+# the oracle (SBF_NO_INPLACE: every record through sam_read1), WANT records in place (the
+# first record is always htslib's: it says whether the file suits); after an error, the
+# oracle's message and no output
+same_bam() {
+  local name=$1 in=$2 want=$3
+  shift 3
+  SBF_NO_INPLACE=1 "$SBF" "$@" --stats -o oracle.out "$in" > /dev/null 2> oracle.err; local ro=$?
+  "$SBF" "$@" --stats -o got.out "$in" > /dev/null 2> got.err; local rg=$?
+  local total got; total=$(stats_in_place oracle.err); total=${total#* of }; got=$(stats_in_place got.err)
+  if [ $ro -eq 0 ] && [ "$(stats_in_place oracle.err)" != "0 of $total" ]; then
+    not_ok "$name: the oracle parsed nothing in place" "--stats says '$(stats_in_place oracle.err)'"
+  elif [ $rg -ne $ro ]; then
+    not_ok "$name: exit $ro as the oracle" "exit $rg: $(grep -v 'stages\|limit:\|input:\|notice' got.err | head -n 2)"
+  elif [ $ro -eq 0 ] && ! cmp -s got.out oracle.out; then
+    not_ok "$name: the same bytes as the oracle" "$(cmp got.out oracle.out 2>&1 | head -n 1)"
+  elif [ $ro -eq 0 ] && [ "$got" != "$want of $total" ]; then
+    not_ok "$name: $want of $total records parsed in place" "--stats says '$got'"
+  elif [ $ro -ne 0 ] && [ "$(grep -v 'stages\|limit:\|input:\|notice' got.err)" != "$(grep -v 'stages\|limit:\|input:\|notice' oracle.err)" ]; then
+    not_ok "$name: the oracle's message" "got: $(grep -v notice got.err | head -n 1)" "oracle: $(grep -v notice oracle.err | head -n 1)"
+  elif [ $ro -ne 0 ] && { [ -e got.out ] || [ -e oracle.out ]; }; then
+    not_ok "$name: no output left after the error"
+  elif [ $ro -eq 0 ]; then
+    ok "$name: the oracle's bytes, $want of $total records in place"
+  else
+    ok "$name: exit $ro with the oracle's message ($(grep -v notice oracle.err | head -n 1 | cut -c1-70)...), nothing written"
+  fi
+  rm -f got.out oracle.out
+}
+
+if command -v samtools > /dev/null; then
+  samtools import -0 plain.fq -o u.bam 2> /dev/null
+  samtools import -1 p_1.fq -2 p_2.fq -o up.bam 2> /dev/null
+  same_bam "unaligned BAM, classify to BAM" u.bam 5999 classify "${C[@]}" -x idx.sbf -O bam,level=1 --no-PG
+  same_bam "unaligned BAM, classify to FASTQ" u.bam 5999 classify "${C[@]}" -x idx.sbf -O fastq
+  same_bam "unaligned BAM, -K 2K (1 MiB blocks crossed by records, shared by batches)" u.bam 5999 \
+    classify "${C[@]}" -x idx.sbf -K 2K -O bam,level=1 --no-PG
+  same_bam "unaligned BAM, filter --remove human to BAM" u.bam 5999 filter "${C[@]}" -x idx.sbf --remove human -O bam,level=1 --no-PG
+  same_bam "unaligned BAM to SAM (htslib's writer: the tags make each record a copy)" u.bam 5999 \
+    classify "${C[@]}" -x idx.sbf -O sam --no-PG
+  same_bam "paired unaligned BAM, -K 2K (batches end between pairs)" up.bam 5999 \
+    classify "${C[@]}" -x idx.sbf -K 2K -O bam,level=1 --no-PG
+  # every 7th record left out: mates alone, and a batch that ends after one holds the next
+  # record back for the next batch (a copy of it: its block may be reused before then)
+  { samtools view -H up.bam; samtools view up.bam | awk 'NR % 7 != 0'; } | samtools view -b -o orphans.bam - 2> /dev/null
+  same_bam "paired BAM with lone mates, -K 2K (records held back between batches)" orphans.bam 5142 \
+    classify "${C[@]}" -x idx.sbf -K 2K -O bam,level=1 --no-PG
+  same_bam "paired unaligned BAM, filter to FASTQ" up.bam 5999 filter "${C[@]}" -x idx.sbf --remove human -O fastq
+  # the records' bytes in place are right, not only alike: the first read (human) is tagged human
+  "$SBF" classify "${C[@]}" -x idx.sbf -O sam u.bam 2> /dev/null | grep -v '^@' | sed -n '4p;5p' > first.txt
+  check "... records read in place are tagged right: the 4th human, the 5th E. coli" \
+    [ "$(grep -o 'sb:Z:[a-z]*' first.txt | tr '\n' ' ')" = "sb:Z:human sb:Z:ecoli " ]
+  # records that carry sbf's tags already: updated by htslib on a copy of each record
+  "$SBF" classify "${C[@]}" -x idx.sbf -O bam,level=1 --no-PG -o tagged.bam u.bam 2> /dev/null
+  same_bam "BAM whose records have the tags already (updated, not appended)" tagged.bam 5999 \
+    classify "${C[@]}" -x idx.sbf -O bam,level=1 --no-PG
+  # a record far larger than a block (-K 2K: 1 MiB blocks): 5 Mbp of bases between short reads
+  samtools import -0 big.fq -o big.bam 2> /dev/null
+  same_bam "a 5 Mbp record among short ones (the block grows)" big.bam 20 classify "${C[@]}" -x idx.sbf -K 2K -O bam,level=1 --no-PG
+  # aligned records (a CIGAR) after unaligned ones: each read by htslib from a copy (its CIGAR
+  # aligned, its bin recomputed); a file that starts with one is not read in place at all
+  { printf '@HD\tVN:1.6\tSO:unsorted\n@SQ\tSN:chr\tLN:100000\n'
+    samtools view u.bam | head -n 3000
+    samtools view u.bam | sed -n '3001,3003p' | awk -F'\t' 'BEGIN { OFS = "\t" } { $2 = 0; $3 = "chr"; $4 = 100; $5 = 60; $6 = length($10) "M"; print }'
+    samtools view u.bam | tail -n +3004; } > mixed.sam
+  samtools view -b -o mixed.bam mixed.sam 2> /dev/null
+  same_bam "3 aligned records among unaligned ones" mixed.bam 5996 classify "${C[@]}" -x idx.sbf -O bam,level=1 --no-PG
+  { printf '@HD\tVN:1.6\tSO:unsorted\n@SQ\tSN:chr\tLN:100000\n'; grep -v '^@' mixed.sam | sed -n '3001p'
+    grep -v '^@' mixed.sam | head -n 200; } | samtools view -b -o aligned1.bam - 2> /dev/null
+  same_bam "a file whose first record is aligned: read by htslib" aligned1.bam 0 classify "${C[@]}" -x idx.sbf -O bam,level=1 --no-PG
+  # damage: cut short, a BGZF block overwritten in the middle
+  size=$(stat -c %s up.bam)
+  head -c $((size / 2)) up.bam > cut.bam
+  same_bam "BAM cut in the middle" cut.bam 0 classify "${C[@]}" -x idx.sbf -O bam,level=1 --no-PG
+  { head -c $((size / 2)) up.bam; printf '\377\377\377\377\377\377\377\377'; tail -c +$((size / 2 + 9)) up.bam; } > bad.bam
+  same_bam "BAM with 8 bytes overwritten in the middle" bad.bam 0 classify "${C[@]}" -x idx.sbf -O bam,level=1 --no-PG
+else
+  skip "BAM in place" "samtools is not installed"
+fi
+
 tap_end

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <htslib/bgzf.h>
+#include <htslib/sam.h>
 
 #include "fuzz/fastx_diff.h"
 #include "../bam/sbf_reads.h"
@@ -261,6 +262,152 @@ static void test_reader_blocks(void **state)
     assert_true(ahead_total > 1000);
 }
 
+/* A record's content in one canonical string (name, core, CIGAR, bases, qualities, tags), the
+ * same for a record htslib read (its name padded for the CIGAR) and one read in place. */
+static void bam_canon(const bam1_t *b, kstring_t *out)
+{
+    const bam1_core_t *c = &b->core;
+    out->l = 0;
+    ksprintf(out, "%s|%d|%lld|%d|%u|%u|%d|%lld|%lld|", bam_get_qname(b), c->tid, (long long)c->pos, c->qual, c->flag,
+             c->bin, c->mtid, (long long)c->mpos, (long long)c->isize);
+    const uint8_t *cig = (const uint8_t *)bam_get_cigar(b);
+    for (uint32_t i = 0; i < c->n_cigar; ++i) {
+        uint32_t op;
+        memcpy(&op, cig + 4 * i, 4);
+        ksprintf(out, "%u,", op);
+    }
+    const uint8_t *seq = bam_get_seq(b), *qual = bam_get_qual(b), *aux = bam_get_aux(b);
+    kputc('|', out);
+    for (int i = 0; i < c->l_qseq; ++i)
+        kputc(seq_nt16_str[bam_seqi(seq, i)], out);
+    kputc('|', out);
+    for (int i = 0; i < c->l_qseq; ++i)
+        kputc(qual[i] + 33, out);
+    kputc('|', out);
+    for (const uint8_t *a = aux; a < b->data + b->l_data; ++a)
+        ksprintf(out, "%02x", *a);
+}
+
+/* BAM records taken where they lie in the decompressed stream (sbf_reads.c, "BAM in place"):
+ * with blocks of 4 KiB to 1 MiB, every record equals htslib's reading of it, records with a
+ * CIGAR among them are htslib's own, and records kept beyond their batch (sbf_read_own: a
+ * batch's last record waiting for the next) stay right while their blocks are reused (under
+ * AddressSanitizer an idle block is poisoned, so a record kept without its copy is caught at
+ * once). */
+static void test_reader_bam_in_place(void **state)
+{
+    (void)state;
+    test_seed(15);
+    char path[] = "/tmp/sbf-test-bam-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    samFile *out = sam_open(path, "wb");
+    assert_non_null(out);
+    sam_hdr_t *hdr = sam_hdr_parse(strlen("@SQ\tSN:chr\tLN:1000000\n"), "@SQ\tSN:chr\tLN:1000000\n");
+    assert_non_null(hdr);
+    assert_int_equal(sam_hdr_write(out, hdr), 0);
+    enum { RECORDS = 3000 };
+    bam1_t *b = bam_init1();
+    int with_cigar = 0;
+    for (int i = 0; i < RECORDS; ++i) {
+        char name[64];
+        int nl = 1 + (int)(test_rand() % 60);
+        for (int j = 0; j < nl; ++j)
+            name[j] = "abcdefghijklmnopqrstuvwxyz0123456789:_"[test_rand() % 38];
+        name[nl] = '\0';
+        size_t len = i == 1500 ? 50000 : (size_t)(test_rand() % 400);   /* one larger than most blocks */
+        char *seq = malloc(len + 1), *qual = malloc(len + 1);
+        assert_true(seq && qual);
+        for (size_t j = 0; j < len; ++j) {
+            seq[j] = "ACGTN"[test_rand() % 5];
+            qual[j] = (char)(test_rand() % 42);
+        }
+        const int mapped = i > 0 && i % 97 == 0;   /* the first record unaligned: the file suits */
+        uint32_t cigar = bam_cigar_gen(len, BAM_CMATCH);
+        with_cigar += mapped && len > 0;
+        assert_true(bam_set1(b, (size_t)nl, name, mapped ? 0 : BAM_FUNMAP | BAM_FPAIRED, mapped ? 0 : -1,
+                             mapped ? 100 : -1, mapped ? 60 : 0, mapped && len ? 1 : 0, &cigar, -1, -1, 0, len, seq,
+                             test_rand() % 4 ? qual : NULL, 64) >= 0);
+        if (i % 3 == 0)
+            assert_int_equal(bam_aux_append(b, "RG", 'Z', 3, (const uint8_t *)"g1"), 0);
+        if (i % 5 == 0) {
+            int32_t v = (int32_t)test_rand();
+            assert_int_equal(bam_aux_append(b, "XI", 'i', 4, (const uint8_t *)&v), 0);
+        }
+        assert_true(sam_write1(out, hdr, b) >= 0);
+        free(seq);
+        free(qual);
+    }
+    assert_int_equal(sam_close(out), 0);
+    /* htslib's reading of every record */
+    char **want = calloc(RECORDS, sizeof *want);
+    assert_non_null(want);
+    samFile *in = sam_open(path, "r");
+    sam_hdr_t *h2 = sam_hdr_read(in);
+    kstring_t ks = {0, 0, NULL};
+    for (int i = 0; i < RECORDS; ++i) {
+        assert_true(sam_read1(in, h2, b) >= 0);
+        bam_canon(b, &ks);
+        want[i] = strdup(ks.s);
+    }
+    assert_int_equal(sam_read1(in, h2, b), -1);
+    sam_hdr_destroy(h2);
+    sam_close(in);
+    const size_t blocks[] = {4096, 8192, 65536, 1u << 20};
+    for (size_t bi = 0; bi < sizeof blocks / sizeof *blocks; ++bi) {
+        sbf_reader_opt_t opt = {.in_place = 1, .sam_no_ascii = 1, .block_size = blocks[bi]};
+        sbf_reader_t *rd;
+        assert_int_equal(sbf_reader_open(path, &opt, &rd), SBF_OK);
+        enum { SLOTS = 16 };
+        sbf_read_t slot[SLOTS], kept[RECORDS / SLOTS + 1];
+        int kept_at[RECORDS / SLOTS + 1], n_kept = 0;
+        memset(slot, 0, sizeof slot);
+        memset(kept, 0, sizeof kept);
+        sbf_pins_t pins = {0};
+        for (int i = 0; i < RECORDS; ++i) {
+            sbf_read_t *r = &slot[i % SLOTS];
+            assert_int_equal(sbf_reader_read(rd, r), 1);
+            bam_canon(r->b, &ks);
+            if (strcmp(ks.s, want[i]))
+                fail_msg("blocks of %zu, record %d: %.80s, htslib's %.80s", blocks[bi], i, ks.s, want[i]);
+            if (r->name.l != strlen(bam_get_qname(r->b)) || memcmp(r->name.s, bam_get_qname(r->b), r->name.l))
+                fail_msg("blocks of %zu, record %d: the name", blocks[bi], i);
+            if (i % SLOTS == SLOTS - 1) {   /* a batch full: its last record waits, the rest done */
+                kept[n_kept] = *r;
+                memset(r, 0, sizeof *r);
+                assert_int_equal(sbf_read_own(&kept[n_kept]), SBF_OK);
+                kept_at[n_kept++] = i;
+                assert_int_equal(sbf_reader_pin(rd, &pins), SBF_OK);
+                sbf_pins_release(&pins);
+            }
+        }
+        sbf_read_t end;
+        memset(&end, 0, sizeof end);
+        assert_int_equal(sbf_reader_read(rd, &end), 0);
+        /* every record but the first (htslib's: it tells) and those with a CIGAR, in place */
+        assert_int_equal(sbf_reader_in_place(rd), RECORDS - 1 - with_cigar);
+        for (int k = 0; k < n_kept; ++k) {   /* their blocks long reused */
+            bam_canon(kept[k].b, &ks);
+            if (strcmp(ks.s, want[kept_at[k]]))
+                fail_msg("blocks of %zu, record %d kept beyond its batch: %.80s", blocks[bi], kept_at[k], ks.s);
+            sbf_read_free(&kept[k]);
+        }
+        for (int j = 0; j < SLOTS; ++j)
+            sbf_read_free(&slot[j]);
+        sbf_read_free(&end);
+        sbf_pins_free(&pins);
+        assert_int_equal(sbf_reader_close(rd), SBF_OK);
+    }
+    for (int i = 0; i < RECORDS; ++i)
+        free(want[i]);
+    free(want);
+    free(ks.s);
+    bam_destroy1(b);
+    sam_hdr_destroy(hdr);
+    unlink(path);
+}
+
 /* The tags' numbers (bam/sbf_numfmt.c) are printf's, byte for byte: floats of every kind
  * (raw bit patterns, decimals, scores as the rule makes them) and the edges of its rules. */
 static void test_numfmt(void **state)
@@ -438,6 +585,7 @@ int main(void)
         cmocka_unit_test(test_fuzz_corpus),
         cmocka_unit_test(test_numfmt),
         cmocka_unit_test(test_reader_blocks),
+        cmocka_unit_test(test_reader_bam_in_place),
         cmocka_unit_test(test_fasta_pieces),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
