@@ -223,6 +223,27 @@ if command -v samtools > /dev/null; then
   same_bam "paired BAM with lone mates, -K 2K (records held back between batches)" orphans.bam 5142 \
     classify "${C[@]}" -x idx.sbf -K 2K -O bam,level=1 --no-PG
   same_bam "paired unaligned BAM, filter to FASTQ" up.bam 5999 filter "${C[@]}" -x idx.sbf --remove human -O fastq
+  # two BAM files as the mates (-1/-2): pairs checked by name, a mismatch deep in the files
+  samtools view -b -f 64 -o m1.bam up.bam 2> /dev/null; samtools view -b -f 128 -o m2.bam up.bam 2> /dev/null
+  "$SBF" classify "${C[@]}" -x idx.sbf -K 2K -O fastq --stats -1 a1.fq -2 a2.fq m1.bam m2.bam 2> a.err; ra=$?
+  SBF_NO_INPLACE=1 "$SBF" classify "${C[@]}" -x idx.sbf -K 2K -O fastq -1 b1.fq -2 b2.fq m1.bam m2.bam 2> b.err; rb=$?
+  if [ $ra -eq 0 ] && [ $rb -eq 0 ] && cmp -s a1.fq b1.fq && cmp -s a2.fq b2.fq && [ "$(stats_in_place a.err)" = "5998 of 6000" ]; then
+    ok "two BAM mate files, -K 2K: both FASTQ outputs as the oracle's, 5998 of 6000 records in place"
+  else
+    not_ok "two BAM mate files, -K 2K: the oracle's outputs" "exit $ra/$rb, $(stats_in_place a.err): $(grep -v notice a.err | head -n 2)"
+  fi
+  { samtools view -H m2.bam; samtools view m2.bam | awk 'BEGIN { OFS = "\t" } NR == 2500 { $1 = "other" } { print }'; } |
+    samtools view -b -o m2bad.bam - 2> /dev/null
+  for mode in "in place" oracle; do
+    if [ "$mode" = oracle ]; then e=(env SBF_NO_INPLACE=1); else e=(env); fi
+    "${e[@]}" "$SBF" classify "${C[@]}" -x idx.sbf -K 2K -O fastq -1 x1.fq -2 x2.fq m1.bam m2bad.bam 2> x.err; r=$?
+    if [ $r -eq 1 ] && grep -q "mate names differ at pair 2500: 'r2499' in m1.bam and 'other' in m2bad.bam" x.err &&
+       [ ! -e x1.fq ] && [ ! -e x2.fq ]; then
+      ok "BAM mate names differ at pair 2500 of 3000, -K 2K ($mode): exit 1, the pair and both names, no output"
+    else
+      not_ok "BAM mate names differ at pair 2500 ($mode): exit 1 and the message" "exit $r: $(grep -v notice x.err | head -n 2)"
+    fi
+  done
   # the records' bytes in place are right, not only alike: the first read (human) is tagged human
   "$SBF" classify "${C[@]}" -x idx.sbf -O sam u.bam 2> /dev/null | grep -v '^@' | sed -n '4p;5p' > first.txt
   check "... records read in place are tagged right: the 4th human, the 5th E. coli" \
