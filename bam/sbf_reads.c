@@ -586,8 +586,12 @@ static int bam_more(sbf_reader_t *rd, size_t need)
     BGZF *fp = rd->hts->fp.bgzf;
     sbf_block_t *b = rd->cur;
     const size_t keep = b ? b->len - rd->pos : 0;
-    size_t cap = need + rd->block_size;   /* the record, and a block's worth after it */
-    sbf_block_t *nb = sbf_block_get(&rd->blocks, (cap + rd->block_size - 1) / rd->block_size * rd->block_size);
+    /* a block; for a record of more than half a block, whole blocks holding it and a block's
+     * worth after it (the pool reuses such blocks for the next long record) */
+    size_t cap = rd->block_size;
+    if (need > cap / 2)
+        cap = (need + 2 * rd->block_size - 1) / rd->block_size * rd->block_size;
+    sbf_block_t *nb = sbf_block_get(&rd->blocks, cap);
     if (!nb)
         return sbf_error(SBF_E_NOMEM, "out of memory reading %s", rd->path);
     if (keep)
