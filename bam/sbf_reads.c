@@ -2,7 +2,6 @@
  * (which reads plain, gzip and BGZF alike), SAM/BAM/CRAM through sam_read1. */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -106,6 +105,8 @@ int sbf_reader_open(const char *path, const sbf_reader_opt_t *opt, sbf_reader_t 
     htsThreadPool *pool = opt && opt->pool && opt->pool->pool ? opt->pool : NULL;
     rd->sam_no_ascii = opt && opt->sam_no_ascii;
     rd->fd = -1;
+    rd->block_size = opt && opt->block_size ? opt->block_size : BLOCK_SIZE;   /* read in place */
+    rd->block_size = rd->block_size < MIN_BLOCK_SIZE ? MIN_BLOCK_SIZE : rd->block_size;
     hFILE *hf = hopen(path, "r");
     if (!hf) {
         rc = sbf_error_errno(SBF_E_IO, errno, "%s: cannot open", path);
@@ -146,8 +147,6 @@ int sbf_reader_open(const char *path, const sbf_reader_opt_t *opt, sbf_reader_t 
             goto fail;
         }
         rd->in_place = opt && opt->in_place && fmt.format == fastq_format;
-        rd->block_size = opt && opt->block_size ? opt->block_size : BLOCK_SIZE;
-        rd->block_size = rd->block_size < MIN_BLOCK_SIZE ? MIN_BLOCK_SIZE : rd->block_size;
         rd->headroom = rd->block_size / 8;
         rd->fd = -1;
         if (rd->in_place && !rd->in.bgzf->is_compressed && strcmp(path, "-") != 0) {
@@ -185,14 +184,8 @@ int sbf_reader_open(const char *path, const sbf_reader_opt_t *opt, sbf_reader_t 
         }
         /* BAM's records are taken where they lie in the decompressed stream when the engine
          * reads their 4-bit codes (no ASCII copy wanted); little-endian hosts only (the
-         * fields are read as they are stored) */
-        const union { uint16_t u; uint8_t b[2]; } endian = {1};
-        if (opt && opt->in_place && rd->sam_no_ascii && fmt.format == bam && endian.b[0] == 1 &&
-            !rd->hts->fp.bgzf->is_be) {
-            rd->bam_in_place = 1;
-            rd->block_size = opt->block_size ? opt->block_size : BLOCK_SIZE;
-            rd->block_size = rd->block_size < MIN_BLOCK_SIZE ? MIN_BLOCK_SIZE : rd->block_size;
-        }
+         * fields are read as they are stored; BGZF's is_be is the host's byte order) */
+        rd->bam_in_place = opt && opt->in_place && rd->sam_no_ascii && fmt.format == bam && !rd->hts->fp.bgzf->is_be;
     } else {
         char *desc = hts_format_description(&fmt);
         rc = sbf_error(SBF_E_FORMAT, "%s: not FASTA, FASTQ, SAM, BAM or CRAM (looks like %s)", path,
@@ -618,6 +611,12 @@ static int bam_more(sbf_reader_t *rd, size_t need)
     return SBF_OK;
 }
 
+/* sam_read1's check of a BAM record's reference numbers against the header: 1 when out of range. */
+static int refs_out_of_range(const sbf_reader_t *rd, int32_t tid, int32_t mtid)
+{
+    return tid >= rd->hdr->n_targets || tid < -1 || mtid >= rd->hdr->n_targets || mtid < -1;
+}
+
 /* The record at p (its 4-byte length, the 32-byte core, then the data) read by htslib's own
  * bam_read1, from a copy of its bytes: what sam_read1 makes of a record that cannot be taken
  * as it lies (a CIGAR, which htslib aligns, a name without its NUL, a CG tag, damage), and its
@@ -638,8 +637,8 @@ static int bam_read_copy(sbf_reader_t *rd, sbf_read_t *r, const char *p, size_t 
     }
     int rc = bam_read1(fp, r->b);
     const bam1_core_t *c = &r->b->core;
-    if (rc >= 0 && (c->tid >= rd->hdr->n_targets || c->tid < -1 || c->mtid >= rd->hdr->n_targets || c->mtid < -1))
-        rc = -3;   /* sam_read1's check of the reference numbers */
+    if (rc >= 0 && refs_out_of_range(rd, c->tid, c->mtid))
+        rc = -3;   /* as sam_read1 */
     bgzf_close(fp);
     return rc < 0 ? sam_status(rd, rc) : sam_fields(rd, r);
 }
@@ -666,12 +665,12 @@ static int bam_take(sbf_reader_t *rd, sbf_read_t *r, char *p, uint32_t block_len
     c.mpos = (int32_t)x[6];
     c.isize = (int32_t)x[7];
     uint8_t *data = (uint8_t *)p + 36;
-    const uint64_t l_data = block_len - 32;
+    const uint64_t l_data = block_len - 32;   /* < INT_MAX: block_len is a positive int32 */
     if (!r->b && !(r->b = bam_init1()))
         return sbf_error(SBF_E_NOMEM, "out of memory reading %s", rd->path);
-    if (c.n_cigar || c.l_qname < 1 || c.l_qseq < 0 || l_data > INT_MAX ||
+    if (c.n_cigar || c.l_qname < 1 || c.l_qseq < 0 ||
         c.l_qname + (((uint64_t)c.l_qseq + 1) >> 1) + (uint64_t)c.l_qseq > l_data || data[c.l_qname - 1] != '\0' ||
-        c.tid >= rd->hdr->n_targets || c.tid < -1 || c.mtid >= rd->hdr->n_targets || c.mtid < -1)
+        refs_out_of_range(rd, c.tid, c.mtid))
         return bam_read_copy(rd, r, p, 4 + (size_t)block_len);
     if (sbf_pins_add(&rd->touched, rd->cur) < 0)
         return sbf_error(SBF_E_NOMEM, "out of memory reading %s", rd->path);

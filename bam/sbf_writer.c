@@ -624,8 +624,7 @@ static int encode_tagged(const sbf_writer_t *w, const sbf_read_t *r, const sbf_t
         rc = -1;
     if (rc < 0)
         return sbf_error(SBF_E_NOMEM, "out of memory writing %s", sbf_writer_path(w));
-    out->l = rc > 0 ? at : out->l;   /* rc 1: htslib's writer is needed */
-    return rc == 0;
+    return rc == 0;   /* rc 1 (nothing written): htslib's writer is needed */
 }
 
 int sbf_writer_encode(const sbf_writer_t *w, sbf_read_t *r, const sbf_tags_t *tags, bam1_t **scratch, kstring_t *out)
