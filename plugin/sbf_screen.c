@@ -96,12 +96,7 @@ static int load_run(run_t *r)
     if (screen_setup_categories(s) < 0 || screen_setup_selection(s) < 0 || summary_alloc(&s->sum, s->R) < 0)
         return -1;
     r->n_gpus = cli_gpu_resolve(o->cmd, &o->gpus, r->dev);
-    /* the CPU engine's default divided among its workers: the same memory as one worker's
-     * (H200, -@ 16, 2 M pairs: 4 workers at 16 Mbp 1.26-1.35 s and 0.93-1.0 GB, at 4 Mbp
-     * 1.15-1.24 s and 0.53 GB) */
-    s->batch_bases = o->batch_bases            ? o->batch_bases
-                     : r->n_gpus > 0           ? DEFAULT_GPU_BATCH_BASES
-                                               : DEFAULT_BATCH_BASES / (size_t)screen_cpu_workers(o->threads);
+    s->batch_bases = o->batch_bases ? o->batch_bases : r->n_gpus > 0 ? DEFAULT_GPU_BATCH_BASES : DEFAULT_CPU_BATCH_BASES;
     if (r->n_gpus > 0 && o->gpu_mem_limit && screen_gpu_bytes_needed(s) > o->gpu_mem_limit) {
         char need[32], limit[32];
         fprintf(stderr, "sbf %s: notice: the index and batches need %s on the GPU, more than --gpu-mem-limit %s: "

@@ -36,9 +36,12 @@ typedef struct screen_kept_s {
 #define GPU_WORKERS_PER_COPY 4
 #define MAX_JOBS (4 + GPU_WORKERS_PER_COPY * SBF_MAX_GPUS)   /* see start_reader() in sbf_screen.c */
 /* -K: small batches on GPUs keep the records of the batches in flight in the CPU caches
- * (bench/ksweep.sh on the H200 machine: BAM 2.8 s at 512K-1M against 4.1 s at 16M); the CPU
- * engine starts its query threads per batch, so it keeps large ones. */
-#define DEFAULT_BATCH_BASES (16u << 20)
+ * (bench/ksweep.sh on the H200 machine: BAM 2.8 s at 512K-1M against 4.1 s at 16M). Each CPU
+ * engine worker takes 4 Mbp: its query threads start per batch, so not less; more only held
+ * more records out of the caches (H200 machine, -@ 16, 4 workers: 16 Mbp each 1.26-1.35 s and
+ * 0.93-1.0 GB, 4 Mbp 1.15-1.24 s and 0.53 GB; development VM, -@ 2, one worker, `sbf filter`
+ * of 1 M pairs: 16 Mbp 3.99-4.75 s and 685 MB, 4 Mbp 3.19-4.02 s and 478 MB, 5 of 5 rounds). */
+#define DEFAULT_CPU_BATCH_BASES (4u << 20)
 #define DEFAULT_GPU_BATCH_BASES (1u << 20)
 
 typedef struct {

@@ -129,7 +129,7 @@ void screen_usage_common(FILE *fp)
             "  -@, --threads N      threads compressing the outputs (from 4 on, N/4 more\n"
             "                       decompress the inputs) and for the CPU engine [1]\n"
             "  -K, --batch SIZE     bases per batch; memory is about 4 batches, 4 more per GPU\n"
-            "                       [%uM over the CPU engine's workers; %uM with a GPU]\n"
+            "                       [%uM per CPU-engine worker; %uM with a GPU]\n"
             "      --gpu auto|none|all|ID[,ID..]  CUDA devices: the first (auto), every one, or those\n"
             "                          listed; batches run on all of them; same results as the\n"
             "                          CPU engine [auto]\n"
@@ -139,7 +139,7 @@ void screen_usage_common(FILE *fp)
             "                          engine, writing) and peak memory, on stderr\n"
             "  -h, --help           this help\n",
             SBF_DEFAULT_MIN_SCORE, SBF_DEFAULT_MIN_HITS, SBF_DEFAULT_MARGIN, SBF_LOWCOMP_MAX_PERIOD,
-            SBF_DEFAULT_MASK_LOWCOMP, DEFAULT_BATCH_BASES >> 20,
+            SBF_DEFAULT_MASK_LOWCOMP, DEFAULT_CPU_BATCH_BASES >> 20,
             DEFAULT_GPU_BATCH_BASES >> 20);
 }
 
