@@ -31,6 +31,7 @@ static int seqbuf_reserve(sbf_seqbuf_t *b, uint64_t extra)
                          (unsigned long long)(b->len + extra));
     b->codes = grown;
     b->cap = cap;
+    sbf_advise_huge(grown, cap);   /* a human genome's 3 GB: 750,000 faults of 4 kB */
     return SBF_OK;
 }
 

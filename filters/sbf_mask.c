@@ -5,6 +5,7 @@
 #include "sbf_error.h"
 #include "sbf_kmer.h"
 #include "sbf_mask.h"
+#include "sbf_mem.h"
 
 /* A canonical k-mer is never all ones (its reverse complement would be all zeros, and smaller). */
 #define SET_EMPTY (~0ull)
@@ -470,6 +471,7 @@ int sbf_mask_apply(const sbf_mask_t *mask, int k_given, unsigned dust_min, const
                            (unsigned long long)bytes);
             goto done;
         }
+        sbf_advise_huge(job.out, bytes);
         job.next = 0;
         sbf_run_threads(threads, copy_worker, &job);
         sbf_seqbuf_free(out);

@@ -16,6 +16,7 @@
 #include "../bam/sbf_seqio.h"
 #include "../filters/sbf_error.h"
 #include "../filters/sbf_kmer.h"
+#include "../filters/sbf_mem.h"
 #include "sbf_build_read.h"
 
 /* One file, record by record on this thread. */
@@ -240,6 +241,7 @@ static int read_pieces(sbf_seqfile_t *f, const char *path, int k, int workers, s
             }
             cur = grown;
             cap = len + 2 * piece_bytes;
+            sbf_advise_huge(cur, cap);
         }
         const ssize_t got = sbf_seqfile_raw(f, cur + len, piece_bytes);
         if (got < 0) {   /* said once the pieces read before are joined: their records count */
@@ -259,6 +261,7 @@ static int read_pieces(sbf_seqfile_t *f, const char *path, int k, int workers, s
                 rc = sbf_error(SBF_E_NOMEM, "out of memory reading %s", path);
                 break;
             }
+            sbf_advise_huge(next, rest + 2 * piece_bytes);   /* each piece is fresh memory */
             memcpy(next, cur + cut, rest);
             if ((rc = pieces_add(&job, cur, cut)) != SBF_OK) {
                 free(next);
