@@ -742,22 +742,13 @@ int sbf_read_own(sbf_read_t *r)
     if (b && (bam_get_mempolicy(b) & BAM_USER_OWNS_DATA)) {   /* a BAM record in place: a copy of its bytes */
         const size_t n = b->l_data > 0 ? (size_t)b->l_data : 1;
         uint8_t *d = malloc(n);
-        kstring_t name = {0, 0, NULL}, seq = {0, 0, NULL};
-        if (!d || kputs((const char *)b->data, &name) < 0 || kputs("", &seq) < 0) {
-            free(d);
-            free(name.s);
-            free(seq.s);
+        if (!d)
             return sbf_error(SBF_E_NOMEM, "out of memory for a read of %d bases", b->core.l_qseq);
-        }
         memcpy(d, b->data, (size_t)b->l_data);
         b->data = d;
         b->m_data = (uint32_t)n;
         bam_set_mempolicy(b, bam_get_mempolicy(b) & ~BAM_USER_OWNS_DATA);
-        r->name = name;
-        r->seq = seq;
-        r->comment = r->qual = (kstring_t){0, 0, NULL};
-        r->borrowed = 0;
-        return SBF_OK;
+        r->name.s = (char *)d;   /* the name opens the data: the copy's, copied below with the rest */
     }
     kstring_t *ks[4] = {&r->name, &r->comment, &r->seq, &r->qual};
     kstring_t own[4] = {{0, 0, NULL}, {0, 0, NULL}, {0, 0, NULL}, {0, 0, NULL}};
