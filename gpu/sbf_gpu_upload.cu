@@ -5,7 +5,8 @@
  * one staging buffer of the driver's on one thread, about 8 GB/s on the H200 machine (0.75 s of
  * a 6.1 GB human index, issue 27). Here several threads each copy chunks of the mapping into
  * pinned buffers of their own (two each: one fills while the other is on the bus) and send them
- * on a stream of their own: 11.5 GB/s on the H200 machine (0.53 s). Reading the file with pread
+ * on a stream of their own: 11.5 GB/s on the H200 machine (0.53 s) with 16 MiB chunks, 23-30 GB/s
+ * on H100 machines with 4 MiB ones (UPLOAD_CHUNK). Reading the file with pread
  * instead, with 12 threads, was slower (0.74 s; doc/gpu-notes.md). Arrays below
  * UPLOAD_STAGED_MIN go in one cudaMemcpy: the pinned buffers cost more than they save there.
  *
@@ -18,7 +19,14 @@
 
 #include "sbf_gpu_int.h"
 
-#define UPLOAD_CHUNK ((size_t)16 << 20)
+/* Bytes a copying thread stages at a time. Towards the device: 4 MiB, so that a thread's two
+ * pinned buffers stay in the caches between its memcpy and the bus's read of them; with 16
+ * MiB each 6.1 GB upload went through memory twice more (bench/sbf-upload-probe, two H100
+ * machines, 4 threads: 0.29-0.43 s with 16 MiB, 0.20-0.27 s with 4 MiB, 1 and 2 MiB no better,
+ * 64 MiB 0.53-0.78 s; beside a FASTQ run 0.44-0.55 -> 0.25-0.31 s; doc/gpu-notes.md). The
+ * build's copies back, which fault fresh pages in, keep the 16 MiB they were measured with. */
+#define UPLOAD_CHUNK ((size_t)4 << 20)
+#define DOWNLOAD_CHUNK ((size_t)16 << 20)
 /* Threads of a staged copy. An index's upload runs beside a screening run's reader,
  * parse-ahead and CPU-engine threads: with the cores busy, fewer copying threads finish sooner
  * (H200 machine, the 5.7 GB human filter uploaded beside a FASTQ run, two rounds: 4 threads
@@ -34,7 +42,7 @@ typedef struct {
     int to_device;            /* 1: src is host memory, dst the device's; 0: the other way */
     char *dst;
     const char *src;
-    size_t bytes, n_chunks;
+    size_t bytes, chunk, n_chunks;
     size_t next;              /* the next chunk to take (atomic) */
     const int *stop;          /* the caller's: non-zero stops the copy between chunks */
     int stopped;
@@ -73,7 +81,7 @@ static void *upload_worker(void *arg)
     UPLOAD_TRY(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
     for (int b = 0; b < 2; ++b) {
         UPLOAD_TRY(cudaEventCreateWithFlags(&sent[b], cudaEventDisableTiming));
-        UPLOAD_TRY(cudaMallocHost((void **)&buf[b], UPLOAD_CHUNK));
+        UPLOAD_TRY(cudaMallocHost((void **)&buf[b], job->chunk));
     }
     for (unsigned i = 0;; ++i) {
         const size_t c = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED);
@@ -84,7 +92,7 @@ static void *upload_worker(void *arg)
             __atomic_store_n(&job->next, job->n_chunks, __ATOMIC_RELAXED);
             break;
         }
-        const size_t off = c * UPLOAD_CHUNK, n = job->bytes - off < UPLOAD_CHUNK ? job->bytes - off : UPLOAD_CHUNK;
+        const size_t off = c * job->chunk, n = job->bytes - off < job->chunk ? job->bytes - off : job->chunk;
         const int b = i & 1;
         if (job->to_device) {
             UPLOAD_TRY(cudaEventSynchronize(sent[b]));   /* its last chunk has left the buffer */
@@ -125,7 +133,8 @@ static int copy_staged(int device, int to_device, const char *what, void *dst, c
     job.src = (const char *)src;
     job.bytes = bytes;
     job.stop = stop;
-    job.n_chunks = (bytes + UPLOAD_CHUNK - 1) / UPLOAD_CHUNK;
+    job.chunk = to_device ? UPLOAD_CHUNK : DOWNLOAD_CHUNK;
+    job.n_chunks = (bytes + job.chunk - 1) / job.chunk;
     job.error = cudaSuccess;
     if (pthread_mutex_init(&job.lock, NULL) != 0)
         return sbf_error(SBF_E_THREAD, "cannot create a mutex");
