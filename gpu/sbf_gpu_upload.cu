@@ -5,7 +5,7 @@
  * one staging buffer of the driver's on one thread, about 8 GB/s on the H200 machine (0.75 s of
  * a 6.1 GB human index, issue 27). Here several threads each copy chunks of the mapping into
  * pinned buffers of their own (two each: one fills while the other is on the bus) and send them
- * on a stream of their own: 11.5 GB/s on the H200 machine (0.53 s) with 16 MiB chunks, 23-30 GB/s
+ * on a stream of their own: 11.5 GB/s on the H200 machine (0.53 s) with 16 MiB chunks, 25-30 GB/s
  * on H100 machines with 4 MiB ones (UPLOAD_CHUNK). Reading the file with pread
  * instead, with 12 threads, was slower (0.74 s; doc/gpu-notes.md). Arrays below
  * UPLOAD_STAGED_MIN go in one cudaMemcpy: the pinned buffers cost more than they save there.
@@ -19,9 +19,9 @@
 
 #include "sbf_gpu_int.h"
 
-/* Bytes a copying thread stages at a time. Towards the device: 4 MiB, so that a thread's two
- * pinned buffers stay in the caches between its memcpy and the bus's read of them; with 16
- * MiB each 6.1 GB upload went through memory twice more (bench/sbf-upload-probe, two H100
+/* Bytes a copying thread stages at a time. Towards the device: 4 MiB (likely: a thread's two
+ * pinned buffers stay in the caches between its memcpy and the bus's read of them); with 16
+ * MiB the upload went no faster than its memcpy alone (bench/sbf-upload-probe, two H100
  * machines, 4 threads: 0.29-0.43 s with 16 MiB, 0.20-0.27 s with 4 MiB, 1 and 2 MiB no better,
  * 64 MiB 0.53-0.78 s; beside a FASTQ run 0.44-0.55 -> 0.25-0.31 s; doc/gpu-notes.md). The
  * build's copies back, which fault fresh pages in, keep the 16 MiB they were measured with. */
