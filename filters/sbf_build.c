@@ -14,25 +14,14 @@ void sbf_seqbuf_init(sbf_seqbuf_t *b) { memset(b, 0, sizeof *b); }
 
 void sbf_seqbuf_free(sbf_seqbuf_t *b)
 {
-    free(b->codes);
+    sbf_buf_free(b->codes, b->cap, b->mapped);
     memset(b, 0, sizeof *b);
 }
 
 static int seqbuf_reserve(sbf_seqbuf_t *b, uint64_t extra)
 {
-    if (b->len + extra <= b->cap)
-        return SBF_OK;
-    uint64_t cap = b->cap ? b->cap : 1u << 20;
-    while (cap < b->len + extra)
-        cap += cap / 2;
-    uint8_t *grown = realloc(b->codes, cap);
-    if (!grown)
-        return sbf_error(SBF_E_NOMEM, "out of memory holding %llu bases of reference sequence",
-                         (unsigned long long)(b->len + extra));
-    b->codes = grown;
-    b->cap = cap;
-    sbf_advise_huge(grown, cap);   /* a human genome's 3 GB: 750,000 faults of 4 kB */
-    return SBF_OK;
+    /* a human genome's 3 GB: its own mapping, grown without copies, faulted 2 MiB at a time */
+    return sbf_buf_reserve(&b->codes, &b->cap, &b->mapped, b->len + extra, "reference sequence");
 }
 
 /* The valid k-mers ending in codes[0..n), the valid bases before it being *run (kept at most
@@ -89,9 +78,10 @@ int sbf_seqbuf_append(sbf_seqbuf_t *b, const uint8_t code[256], const uint8_t *s
 
 void sbf_seqbuf_drop_codes(sbf_seqbuf_t *b)
 {
-    free(b->codes);
+    sbf_buf_free(b->codes, b->cap, b->mapped);
     b->codes = NULL;
     b->len = b->cap = 0;
+    b->mapped = 0;
     b->run = 0;
 }
 

@@ -14,6 +14,7 @@ typedef struct {
     uint64_t bases;   /* bases appended, N included, separators excluded */
     uint64_t kmers;   /* valid k-mer positions */
     unsigned run;     /* valid bases at the end of the buffer, for counting k-mers */
+    int mapped;       /* codes is a mapping of its own (sbf_buf_reserve), not malloc'd */
 } sbf_seqbuf_t;
 
 void sbf_seqbuf_init(sbf_seqbuf_t *b);

@@ -441,7 +441,8 @@ int sbf_mask_apply(const sbf_mask_t *mask, int k_given, unsigned dust_min, const
     mask_job_t job = {mask, (unsigned)k, dust_min, in->codes, in->len, (positions + SBF_MASK_CHUNK - 1) / SBF_MASK_CHUNK,
                       NULL, NULL, NULL, NULL, NULL, 0, SBF_OK};
     const size_t per_chunk = (size_t)job.n_chunks * sizeof(uint64_t);
-    int rc = SBF_OK;
+    int rc = SBF_OK, out_mapped = 0;
+    uint64_t out_cap = 0;
     if (!(job.held = calloc((positions + 63) / 64, sizeof *job.held)) || !(job.size = malloc(per_chunk)) ||
         !(job.kept = malloc(per_chunk)) || !(job.dropped = malloc(per_chunk))) {
         rc = sbf_error(SBF_E_NOMEM, "out of memory masking %llu k-mers", (unsigned long long)positions);
@@ -466,17 +467,14 @@ int sbf_mask_apply(const sbf_mask_t *mask, int k_given, unsigned dust_min, const
         dropped += job.dropped[c];
     }
     if (bytes > 0) {
-        if (!(job.out = malloc(bytes))) {
-            rc = sbf_error(SBF_E_NOMEM, "out of memory holding %llu bases of masked sequence",
-                           (unsigned long long)bytes);
+        if ((rc = sbf_buf_reserve(&job.out, &out_cap, &out_mapped, bytes, "masked sequence")) != SBF_OK)
             goto done;
-        }
-        sbf_advise_huge(job.out, bytes);
         job.next = 0;
         sbf_run_threads(threads, copy_worker, &job);
         sbf_seqbuf_free(out);
         out->codes = job.out;
-        out->cap = bytes;
+        out->cap = out_cap;
+        out->mapped = out_mapped;
         out->len = bytes - 1;
         out->kmers = kept;
         out->run = 0;   /* a record appended next starts after a separator of its own */
@@ -485,7 +483,7 @@ int sbf_mask_apply(const sbf_mask_t *mask, int k_given, unsigned dust_min, const
     out->bases = 0;
     *left_out = dropped;
 done:
-    free(job.out);
+    sbf_buf_free(job.out, out_cap, out_mapped);
     free(job.held);
     free(job.size);
     free(job.kept);

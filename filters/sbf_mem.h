@@ -1,4 +1,4 @@
-/* sbf_mem.h -- growing a buffer that is reused from batch to batch. */
+/* sbf_mem.h -- growing buffers: one reused from batch to batch, and the large ones of a build. */
 #ifndef SBF_MEM_H
 #define SBF_MEM_H
 
@@ -8,23 +8,22 @@
 
 #include "sbf_error.h"
 
-/* Advice that the 2 MiB pages inside [p, p + bytes) be huge where the kernel gives them (its
- * transparent huge pages in "madvise" mode, Debian's and Ubuntu's default): a fresh buffer of
- * a build's sequence is then faulted in 2 MiB at a time instead of 4 kB. Advice only: a refusal
- * costs 4 kB faults, nothing else. For buffers of SBF_HUGE_MIN bytes or more. */
+/* Buffers of SBF_HUGE_MIN bytes and more (a target's sequence, a chromosome's text) live in an
+ * anonymous mapping of their own, advised huge as a whole (transparent huge pages in "madvise"
+ * mode, Debian's and Ubuntu's default: faulted 2 MiB at a time instead of 4 kB) and grown with
+ * mremap (the kernel moves the pages: nothing is copied or faulted again). realloc() does not
+ * promise that: glibc grows a large chunk with mremap only while the chunk's mapping is one
+ * region, and advice on part of it (its 2 MiB-aligned inside) split it, so that every growth of
+ * a 3 GB target was a copy into fresh 4 kB pages (sbf_mem.c). */
 #define SBF_HUGE_MIN ((size_t)8 << 20)
-static inline void sbf_advise_huge(void *p, size_t bytes)
-{
-#ifdef MADV_HUGEPAGE
-    const uintptr_t huge = (uintptr_t)2 << 20;
-    const uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1), e = ((uintptr_t)p + bytes) & ~(huge - 1);
-    if (p && bytes >= SBF_HUGE_MIN && e > a)
-        (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
-#else
-    (void)p;
-    (void)bytes;
-#endif
-}
+
+/* Room for `need` bytes in *p, which holds *cap (grown by half again from 1 MiB until it
+ * fits; the contents are kept). *mapped: whether *p is such a mapping (0 for malloc'd memory,
+ * and for a buffer not allocated yet); buffers of SBF_HUGE_MIN and more become one. SBF_OK, or
+ * SBF_E_NOMEM with a message naming `what` (*p, *cap and *mapped unchanged). */
+int sbf_buf_reserve(uint8_t **p, uint64_t *cap, int *mapped, uint64_t need, const char *what);
+/* Frees what sbf_buf_reserve() gave (NULL: nothing). */
+void sbf_buf_free(void *p, uint64_t cap, int mapped);
 
 /* Room for at least `need` items of `elem` bytes in *pp (a pointer to the array's pointer),
  * which holds *cap of them: doubled from 256 until it fits; the contents are kept. SBF_OK, or

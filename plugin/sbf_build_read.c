@@ -53,6 +53,8 @@ static int read_records(const char *path, int k, int threads, sbf_seqbuf_t *seq)
 typedef struct {
     char *text;                /* whole records; freed once parsed */
     size_t len, at;            /* at: the parser's read position */
+    uint64_t text_cap;         /* text's buffer (sbf_buf_reserve) */
+    int text_mapped;
     sbf_seqbuf_t seq;          /* its records, appended from empty */
     uint64_t lead_empty;       /* empty records before its first with bases */
     long long records;
@@ -133,7 +135,7 @@ static void *piece_worker(void *arg)
         pthread_mutex_unlock(&job->lock);
         const int rc = piece_parse(job, pc);
         char *message = rc < 0 ? strdup(sbf_error_message()) : NULL;
-        free(pc->text);
+        sbf_buf_free(pc->text, pc->text_cap, pc->text_mapped);
         pc->text = NULL;
         pthread_mutex_lock(&job->lock);
         pc->rc = rc;
@@ -182,13 +184,16 @@ static int pieces_join(pieces_t *job, int limit, int *joined, long long *records
     return rc;
 }
 
-static int pieces_add(pieces_t *job, char *text, size_t len)
+/* The piece text[0..len) joins the job, which frees the buffer (cap bytes, mapped or not) */
+static int pieces_add(pieces_t *job, uint8_t *text, size_t len, uint64_t cap, int mapped)
 {
     piece_t *pc = calloc(1, sizeof *pc);
     if (!pc)
         return sbf_error(SBF_E_NOMEM, "out of memory reading %s", job->path);
-    pc->text = text;
+    pc->text = (char *)text;
     pc->len = len;
+    pc->text_cap = cap;
+    pc->text_mapped = mapped;
     sbf_seqbuf_init(&pc->seq);
     pthread_mutex_lock(&job->lock);
     if (job->n == job->cap) {
@@ -229,20 +234,16 @@ static int read_pieces(sbf_seqfile_t *f, const char *path, int k, int workers, s
         rc = sbf_error(SBF_E_THREAD, "%s: cannot start a thread to parse it", path);
     int joined = 0;
     long long records = 0;
-    char *cur = NULL;
-    size_t len = 0, cap = 0, searched = 0;
+    /* the text read and not yet cut: a chromosome of 250 Mbp grows it 16 times, in a mapping
+     * of its own (sbf_mem.h: no copies) */
+    uint8_t *cur = NULL;
+    uint64_t cap = 0;
+    int mapped = 0;
+    size_t len = 0, searched = 0;
     int read_failed = 0;
     while (rc == SBF_OK && !*again) {
-        if (cap - len < piece_bytes) {
-            char *grown = realloc(cur, len + 2 * piece_bytes);
-            if (!grown) {
-                rc = sbf_error(SBF_E_NOMEM, "out of memory reading %s", path);
-                break;
-            }
-            cur = grown;
-            cap = len + 2 * piece_bytes;
-            sbf_advise_huge(cur, cap);
-        }
+        if (cap - len < piece_bytes && (rc = sbf_buf_reserve(&cur, &cap, &mapped, len + 2 * piece_bytes, path)) != SBF_OK)
+            break;
         const ssize_t got = sbf_seqfile_raw(f, cur + len, piece_bytes);
         if (got < 0) {   /* said once the pieces read before are joined: their records count */
             read_failed = 1;
@@ -251,32 +252,32 @@ static int read_pieces(sbf_seqfile_t *f, const char *path, int k, int workers, s
         len += (size_t)got;
         size_t cut = got == 0 ? len : 0;
         if (!cut && len >= piece_bytes) {   /* bytes before `searched` hold no header's line start */
-            cut = last_line_start(cur, searched, len, '>');
+            cut = last_line_start((const char *)cur, searched, len, '>');
             searched = len;
         }
         if (cut > 0) {
             const size_t rest = len - cut;
-            char *next = malloc(rest + 2 * piece_bytes);
-            if (!next) {
-                rc = sbf_error(SBF_E_NOMEM, "out of memory reading %s", path);
+            uint8_t *next = NULL;
+            uint64_t next_cap = 0;
+            int next_mapped = 0;
+            if ((rc = sbf_buf_reserve(&next, &next_cap, &next_mapped, rest + 2 * piece_bytes, path)) != SBF_OK)
                 break;
-            }
-            sbf_advise_huge(next, rest + 2 * piece_bytes);   /* each piece is fresh memory */
             memcpy(next, cur + cut, rest);
-            if ((rc = pieces_add(&job, cur, cut)) != SBF_OK) {
-                free(next);
+            if ((rc = pieces_add(&job, cur, cut, cap, mapped)) != SBF_OK) {
+                sbf_buf_free(next, next_cap, next_mapped);
                 break;
             }
             cur = next;
             len = searched = rest;
-            cap = rest + 2 * piece_bytes;
+            cap = next_cap;
+            mapped = next_mapped;
             /* at most two pieces a thread read ahead of the joining: memory stays bounded */
             rc = pieces_join(&job, 2 * started, &joined, &records, seq, again);
         }
         if (got == 0)
             break;
     }
-    free(cur);
+    sbf_buf_free(cur, cap, mapped);
     pthread_mutex_lock(&job.lock);
     job.reading_done = 1;
     pthread_cond_broadcast(&job.changed);
@@ -292,7 +293,7 @@ static int read_pieces(sbf_seqfile_t *f, const char *path, int k, int workers, s
     for (int i = 0; i < started; ++i)
         pthread_join(tid[i], NULL);
     for (int i = 0; i < job.n; ++i) {
-        free(job.p[i]->text);
+        sbf_buf_free(job.p[i]->text, job.p[i]->text_cap, job.p[i]->text_mapped);
         sbf_seqbuf_free(&job.p[i]->seq);
         free(job.p[i]->message);
         free(job.p[i]);

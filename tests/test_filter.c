@@ -12,6 +12,7 @@
 #include "../filters/sbf_index.h"
 #include "../filters/sbf_kmer.h"
 #include "../filters/sbf_mask.h"
+#include "../filters/sbf_mem.h"
 #include "../filters/sbf_scan.h"
 
 static const sbf_opt_t *param_sets(size_t *n)
@@ -144,6 +145,53 @@ static void test_seqbuf_move(void **state)
     assert_memory_equal(whole.codes, one.codes, one.len);
     sbf_seqbuf_free(&one);
     sbf_seqbuf_free(&whole);
+}
+
+/* The memory region of /proc/self/maps that holds p: [*start, *end), or 0 when not found. */
+static int region_of(const void *p, uintptr_t *start, uintptr_t *end)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f)
+        return 0;
+    char line[512];
+    int found = 0;
+    while (!found && fgets(line, sizeof line, f))
+        found = sscanf(line, "%" SCNxPTR "-%" SCNxPTR, start, end) == 2 && *start <= (uintptr_t)p && (uintptr_t)p < *end;
+    fclose(f);
+    return found;
+}
+
+/* sbf_buf_reserve: a small buffer is malloc'd; past SBF_HUGE_MIN it becomes a mapping of its
+ * own, a whole number of 2 MiB, one region of the address space (advice on part of it split
+ * it, and glibc then copied it at every growth), and each growth keeps the contents. */
+static void test_buf_reserve(void **state)
+{
+    (void)state;
+    uint8_t *p = NULL;
+    uint64_t cap = 0, filled = 0;
+    int mapped = 0;
+    const uint64_t needs[] = {1000, 3u << 20, 9u << 20, 40u << 20, 41u << 20, 130u << 20};
+    for (size_t i = 0; i < sizeof needs / sizeof needs[0]; ++i) {
+        assert_int_equal(sbf_buf_reserve(&p, &cap, &mapped, needs[i], "a test"), SBF_OK);
+        assert_true(cap >= needs[i]);
+        for (uint64_t j = 0; j < filled; j += 4093)
+            if (p[j] != (uint8_t)(j * 7 + 1))
+                fail_msg("byte %llu lost growing to %llu bytes", (unsigned long long)j, (unsigned long long)needs[i]);
+        for (uint64_t j = filled; j < needs[i]; ++j)
+            p[j] = (uint8_t)(j * 7 + 1);
+        filled = needs[i];
+        assert_int_equal(mapped, needs[i] >= SBF_HUGE_MIN);
+        if (mapped) {
+            assert_int_equal(cap % (2u << 20), 0);
+            uintptr_t start, end;
+            if (region_of(p, &start, &end)) {
+                assert_true(start <= (uintptr_t)p);
+                assert_true(end >= (uintptr_t)p + cap);
+            }
+        }
+    }
+    sbf_buf_free(p, cap, mapped);
+    sbf_buf_free(NULL, 0, 1);   /* nothing to free */
 }
 
 static void test_no_false_negatives(void **state)
@@ -1126,6 +1174,7 @@ int main(void)
         cmocka_unit_test(test_seqbuf_kmer_counts),
         cmocka_unit_test(test_seqbuf_kmers_threads),
         cmocka_unit_test(test_seqbuf_move),
+        cmocka_unit_test(test_buf_reserve),
         cmocka_unit_test(test_plain_copies),
         cmocka_unit_test(test_plain_copies_widths),
         cmocka_unit_test(test_panel_put_widths),
