@@ -58,6 +58,19 @@ static int get_char(sbf_fastx_t *x)
     return x->buf[x->begin++];
 }
 
+/* The sequence so far to the sink, all but its last two bytes: the '\r' rule of get_until()
+ * looks at the last byte and at the length, which stays above 1 as the whole one would. */
+static int flush_seq(sbf_fastx_t *x)
+{
+    const size_t n = x->seq.l - 2;
+    if (x->seq_sink(x->sink_arg, x->seq.s, n) != 0)
+        return -3;
+    memmove(x->seq.s, x->seq.s + n, 2);
+    x->seq.l = 2;
+    x->seq_flushed += n;
+    return 0;
+}
+
 /* ks_getuntil2(): up to the delimiter (a line end, or any white space), appended to str when
  * `append`; *dret the delimiter met (0 at the end of the data). The length, -1 at the end of
  * the data, -3 out of memory. */
@@ -86,6 +99,9 @@ static int get_until(sbf_fastx_t *x, int delimiter, kstring_t *str, int *dret, i
         memcpy(str->s + str->l, x->buf + x->begin, n);
         str->l += n;
         x->begin = i + 1;
+        if (str == &x->seq && x->seq_sink && str->l >= (x->sink_at > 2 ? x->sink_at : SBF_FASTX_SINK_AT) &&
+            flush_seq(x) < 0)
+            return -3;
         if (i < x->end) {
             if (dret)
                 *dret = x->buf[i];
@@ -115,6 +131,7 @@ int sbf_fastx_read(sbf_fastx_t *x)
         x->last_char = c;
     }
     x->comment.l = x->seq.l = x->qual.l = 0;
+    x->seq_flushed = 0;
     int rc = get_until(x, SEP_SPACE, &x->name, &c, 0);
     if (rc < 0)
         return rc == -3 ? -3 : -1;   /* -1: the normal end */
@@ -133,25 +150,26 @@ int sbf_fastx_read(sbf_fastx_t *x)
     }
     if (c == '>' || c == '@')
         x->last_char = c;   /* the next header's first character is read */
-    if (x->seq.l > (size_t)0x7ffffffe || ks_resize(&x->seq, x->seq.l + 2) < 0)
+    const size_t len = x->seq_flushed + x->seq.l;   /* with the bases handed to a sink */
+    if (len > (size_t)0x7ffffffe || ks_resize(&x->seq, x->seq.l + 2) < 0)
         return -3;
     x->seq.s[x->seq.l] = '\0';
     if (c != '+')
-        return (int)x->seq.l;   /* FASTA */
-    if (ks_resize(&x->qual, x->seq.l + 2) < 0)
+        return (int)len;   /* FASTA */
+    if (ks_resize(&x->qual, len + 2) < 0)
         return -3;
     while ((c = get_char(x)) != -1 && c != '\n')
         ;   /* the rest of the '+' line */
     if (c == -1)
         return -2;   /* no quality line */
-    while ((rc = get_until(x, SEP_LINE, &x->qual, NULL, 1)) >= 0 && x->qual.l < x->seq.l)
+    while ((rc = get_until(x, SEP_LINE, &x->qual, NULL, 1)) >= 0 && x->qual.l < len)
         ;
     if (rc == -3)
         return -3;
     x->last_char = 0;
-    if (x->seq.l != x->qual.l)
+    if (len != x->qual.l)
         return -2;
-    return (int)x->seq.l;
+    return (int)len;
 }
 
 int sbf_fastx_prime(sbf_fastx_t *x, const void *data, size_t len)

@@ -17,7 +17,16 @@ typedef struct {
     int begin, end, is_eof, bufsize;
     int (*read)(void *f, void *buf, int len);   /* 0 at the end, like kseq's __read */
     void *f;
+    /* Optional (a build's chromosomes, never held as text): whenever seq holds sink_at bytes, its bases but the last two are handed to seq_sink (non-zero:
+     * stop, -3) and dropped from seq; at the record's end seq holds the rest, and the length
+     * returned counts every base. seq_flushed: the bytes handed over for this record. */
+    int (*seq_sink)(void *arg, const char *s, size_t n);
+    void *sink_arg;
+    size_t seq_flushed;
+    size_t sink_at;   /* 0: SBF_FASTX_SINK_AT; tests set a few bytes (more than 2) */
 } sbf_fastx_t;
+
+#define SBF_FASTX_SINK_AT ((size_t)1 << 20)
 
 sbf_fastx_t *sbf_fastx_init(int (*read)(void *f, void *buf, int len), void *f);
 void sbf_fastx_destroy(sbf_fastx_t *x);

@@ -801,6 +801,15 @@ ssize_t sbf_reader_raw(sbf_reader_t *rd, void *buf, size_t len)
     return n;
 }
 
+int sbf_reader_seq_sink(sbf_reader_t *rd, int (*fn)(void *arg, const char *s, size_t n), void *arg)
+{
+    if (!rd->kseq)
+        return -1;
+    rd->kseq->seq_sink = fn;
+    rd->kseq->sink_arg = arg;
+    return 0;
+}
+
 const char *sbf_reader_format(const sbf_reader_t *rd) { return rd->format; }
 int sbf_reader_is_sam(const sbf_reader_t *rd) { return rd->sam; }
 int sbf_reader_compressed(const sbf_reader_t *rd) { return rd->in.bgzf && rd->in.bgzf->is_compressed; }

@@ -68,6 +68,9 @@ int sbf_reader_read(sbf_reader_t *rd, sbf_read_t *r);
  * (fewer only at the end); 0 at the end; < 0 with a message naming the file when it cannot be
  * read or its compressed data are corrupt or truncated. Then read no records. */
 ssize_t sbf_reader_raw(sbf_reader_t *rd, void *buf, size_t len);
+/* FASTA/FASTQ: a long record's bases handed to fn in pieces as they are parsed
+ * (sbf_fastx_t's seq_sink); the record read then holds the rest. -1 for other formats. */
+int sbf_reader_seq_sink(sbf_reader_t *rd, int (*fn)(void *arg, const char *s, size_t n), void *arg);
 /* "FASTA", "FASTQ", "SAM", "BAM", "CRAM" or "empty". */
 const char *sbf_reader_format(const sbf_reader_t *rd);
 /* 1 when the input is SAM, BAM or CRAM (then sbf_reader_header() is its header). */

@@ -50,6 +50,11 @@ int sbf_seqfile_read(sbf_seqfile_t *f, sbf_seqrec_t *rec)
     return 1;
 }
 
+int sbf_seqfile_seq_sink(sbf_seqfile_t *f, int (*fn)(void *arg, const char *s, size_t n), void *arg)
+{
+    return sbf_reader_seq_sink(f->rd, fn, arg);
+}
+
 const char *sbf_seqfile_format(const sbf_seqfile_t *f) { return sbf_reader_format(f->rd); }
 
 ssize_t sbf_seqfile_raw(sbf_seqfile_t *f, void *buf, size_t len) { return sbf_reader_raw(f->rd, buf, len); }

@@ -24,6 +24,10 @@ int sbf_seqfile_read(sbf_seqfile_t *f, sbf_seqrec_t *rec);
 /* FASTA/FASTQ, before any record is read: the decompressed bytes (sbf_reader_raw()). */
 ssize_t sbf_seqfile_raw(sbf_seqfile_t *f, void *buf, size_t len);
 
+/* FASTA/FASTQ: a long record's bases handed to fn in pieces as they are parsed (then rec.seq
+ * holds the rest; sbf_reader_seq_sink()). -1 for other formats. */
+int sbf_seqfile_seq_sink(sbf_seqfile_t *f, int (*fn)(void *arg, const char *s, size_t n), void *arg);
+
 /* Short name of the detected format ("FASTA", "FASTQ", "SAM", "BAM", "CRAM"). */
 const char *sbf_seqfile_format(const sbf_seqfile_t *f);
 

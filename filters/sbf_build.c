@@ -67,6 +67,14 @@ int sbf_seqbuf_append(sbf_seqbuf_t *b, const uint8_t code[256], const uint8_t *s
         b->codes[b->len++] = 4;
         b->run = 0;
     }
+    return sbf_seqbuf_extend(b, code, seq, len, k);
+}
+
+int sbf_seqbuf_extend(sbf_seqbuf_t *b, const uint8_t code[256], const uint8_t *seq, uint64_t len, int k)
+{
+    int rc = seqbuf_reserve(b, len);
+    if (rc)
+        return rc;
     uint8_t *out = b->codes + b->len;
     for (uint64_t i = 0; i < len; ++i)   /* no dependency from byte to byte: loads and stores */
         out[i] = code[seq[i]];

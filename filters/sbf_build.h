@@ -24,6 +24,9 @@ void sbf_seqbuf_free(sbf_seqbuf_t *b);
 void sbf_seqbuf_drop_codes(sbf_seqbuf_t *b);
 /* Append one record (bytes mapped through `code`); k counts the valid k-mers. */
 int sbf_seqbuf_append(sbf_seqbuf_t *b, const uint8_t code[256], const uint8_t *seq, uint64_t len, int k);
+/* More bases of the last record appended (a record read in pieces: the same bytes and counts as
+ * appending it whole). */
+int sbf_seqbuf_extend(sbf_seqbuf_t *b, const uint8_t code[256], const uint8_t *seq, uint64_t len, int k);
 
 /* Append the records of src (read with the same k) to dst and free src: the buffer appending
  * them one by one gives. An empty dst takes src's memory without a copy; else the copy runs on

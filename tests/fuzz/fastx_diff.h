@@ -57,25 +57,49 @@ static int fastx_same_record(const kseq_t *ks, int r1, int r2, const kstring_t f
     return 1;
 }
 
-/* Both parsers over data[0..len) in pieces of `piece` bytes, at most max_records records:
- * the records read (>= 0) when every code and every string agree, else -1 with the first
- * difference described in why. */
+/* A sequence sink (sbf_fastx_t's seq_sink) that keeps what it is handed. */
+static int fastx_sink_keep(void *arg, const char *s, size_t n) { return kputsn(s, n, arg) < 0 ? -1 : 0; }
+
+/* Both parsers over data[0..len) in pieces of `piece` bytes, at most max_records records, and
+ * sbf_fastx a second time handing each record's sequence to a sink every 3 to 9 bytes (a build's
+ * chromosomes): the records read (>= 0) when every code and every string agree (the sink's
+ * bytes and the rest together as the sequence), else -1 with the first difference described in
+ * why. */
 static int fastx_diff(const char *data, size_t len, size_t piece, int max_records, char *why, size_t why_size)
 {
-    fastx_mem_t a = {data, len, 0, piece}, b = a;
+    fastx_mem_t a = {data, len, 0, piece}, b = a, c = a;
     kseq_t *ks = kseq_init(&a);
-    sbf_fastx_t *fx = sbf_fastx_init(fastx_mem_read, &b);
+    sbf_fastx_t *fx = sbf_fastx_init(fastx_mem_read, &b), *fs = sbf_fastx_init(fastx_mem_read, &c);
+    kstring_t flushed = {0, 0, NULL}, whole = {0, 0, NULL};
     int records = 0, differ = 0;
-    if (!ks || !fx) {
+    if (!ks || !fx || !fs) {
         snprintf(why, why_size, "out of memory");
         differ = 1;
+    } else {
+        fs->seq_sink = fastx_sink_keep;
+        fs->sink_arg = &flushed;
+        fs->sink_at = 3 + piece % 7;
     }
-    char how[32];
+    char how[32], how_sink[64];
     snprintf(how, sizeof how, "pieces of %zu", piece);
+    snprintf(how_sink, sizeof how_sink, "pieces of %zu, a sink every %zu bytes", piece, 3 + piece % 7);
     while (!differ && records < max_records) {
-        int r1 = kseq_read(ks), r2 = sbf_fastx_read(fx);
+        flushed.l = 0;
+        int r1 = kseq_read(ks), r2 = sbf_fastx_read(fx), r3 = sbf_fastx_read(fs);
         const kstring_t f[4] = {fx->name, fx->comment, fx->seq, fx->qual};
         int same = fastx_same_record(ks, r1, r2, f, records, "sbf_fastx", how, why, why_size);
+        if (same >= 0) {   /* the same codes and strings from the parser with a sink */
+            whole.l = 0;
+            if (kputsn(flushed.s ? flushed.s : "", flushed.l, &whole) < 0 ||
+                kputsn(fs->seq.s ? fs->seq.s : "", fs->seq.l, &whole) < 0) {
+                snprintf(why, why_size, "out of memory");
+                same = -1;
+            } else {
+                const kstring_t g[4] = {fs->name, fs->comment, whole, fs->qual};
+                if (fastx_same_record(ks, r1, r3, g, records, "sbf_fastx with a sink", how_sink, why, why_size) < 0)
+                    same = -1;
+            }
+        }
         if (same == 0)
             break;
         differ = same < 0;
@@ -83,6 +107,9 @@ static int fastx_diff(const char *data, size_t len, size_t piece, int max_record
     }
     kseq_destroy(ks);
     sbf_fastx_destroy(fx);
+    sbf_fastx_destroy(fs);
+    free(flushed.s);
+    free(whole.s);
     return differ ? -1 : records;
 }
 
