@@ -131,7 +131,8 @@ if [ "${HOST:-chr20}" = big ]; then
     gtime=$(command -v time || true)
     [ -x "$OLDPWD/.devrt/bin/time" ] && gtime=$OLDPWD/.devrt/bin/time
     # build LABEL ENGINE OUT [REFS...]: the median of RUNS builds of REFS (default: the refs
-    # above); peak RSS of the last into $rss ("N MB, R x the index")
+    # above); peak RSS of the last into $rss ("N MB, R x the index"), the seconds its reading
+    # of the files took into $read_s
     first_kmers() { "$SBF" info --json "$1" | grep -o '"kmers": [0-9]*' | head -n 1; }   # the host's
     build_big() {
         local label=$1 gpu=$2 out=$3
@@ -141,6 +142,7 @@ if [ "${HOST:-chr20}" = big ]; then
         OUTPUTS="$out" runs=${BUILD_RUNS:-$runs} timed "$label" "$gtime" -f '%M' -o "$label.rss" "$SBF" build --gpu "$gpu" -@ "$T" --progress -o "$out" "${use[@]}"
         # the steps of the last build (seconds since its start; sbf build --progress)
         grep -E "sbf build: \[" "$label.err" | grep -v "\] read " | sed "s/^/# /" >&2
+        read_s=$(grep -o '\[ *[0-9.]* s\] building' "$label.err" | grep -o '[0-9.]*' | head -n 1)
         rss=$(awk '{ printf "%.0f", $1 / 1024 }' "$label.rss")
         # issue 27's target is a ratio: peak RSS against the index's size
         rss="$rss MB, $(awk -v kb="$(cat "$label.rss")" -v b="$(stat -c %s "$out")" 'BEGIN { printf "%.2fx the index", kb * 1024 / b }')"
@@ -162,17 +164,16 @@ if [ "$idx" != idx.sbf ]; then
     timed cat_refs sh -c "zcat -f ${refs[*]#*=} > /dev/null"; base=$secs
     IN_GBP=$ref_gbp row "zcat -f of the FASTA inputs to /dev/null" "$base" "1.00 (baseline)" "-"
     build_big build_gpu 0 "$idx"
-    IN_GBP=$ref_gbp row "sbf build --gpu 0 -@$T (peak RSS $rss)" "$secs" "$(calc "$base / $secs")x cat" "$(ls -l "$idx" | awk '{ printf "%.2f GB", $5 / 1e9 }')"
+    IN_GBP=$ref_gbp row "sbf build --gpu 0 -@$T (reading ${read_s} s; peak RSS $rss)" "$secs" "$(calc "$base / $secs")x cat" "$(ls -l "$idx" | awk '{ printf "%.2f GB", $5 / 1e9 }')"
     build_big build_cpu none big/big_cpu.sbf
     same=$(cmp -s "$idx" big/big_cpu.sbf && echo identical || echo DIFFERENT)
-    IN_GBP=$ref_gbp row "sbf build --gpu none -@$T (peak RSS $rss)" "$secs" "$(calc "$base / $secs")x cat" "$same bytes"
+    IN_GBP=$ref_gbp row "sbf build --gpu none -@$T (reading ${read_s} s; peak RSS $rss)" "$secs" "$(calc "$base / $secs")x cat" "$same bytes"
     rm -f big/big_cpu.sbf
     # the same host as one plain FASTA file, as GRCh38 and T2T come (gzip there; plain here,
     # to spare the call a 3 GB gzip): one file is read in pieces on the threads
     [ -s big/one.fa ] || zcat -f "$OLDPWD/.devdata/20.fa.gz" big/rand_*.fa > big/one.fa
     others=("${refs[@]:1:${#refs[@]}-1-nbig}")
     build_big build_one 0 big/one.sbf human=big/one.fa "${others[@]}"
-    read_s=$(grep -o '\[ *[0-9.]* s\] building' build_one.err | grep -o '[0-9.]*' | head -n 1)
     IN_GBP=$ref_gbp row "the same from one FASTA file of the host (reading ${read_s} s; peak RSS $rss)" "$secs" "$(calc "$base / $secs")x cat" \
         "$([ "$(first_kmers big/one.sbf)" = "$(first_kmers "$idx")" ] && echo "same k-mers" || echo "k-mers DIFFER")"
     rm -f big/one.sbf
