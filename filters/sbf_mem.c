@@ -80,6 +80,12 @@ int sbf_buf_reserve(uint8_t **p, uint64_t *cap, int *mapped, uint64_t need, cons
     return SBF_OK;
 }
 
+void *sbf_buf_zeroed(uint64_t bytes, int *mapped)
+{
+    *mapped = bytes >= SBF_HUGE_MIN;
+    return *mapped ? map_new(bytes) : calloc(1, (size_t)(bytes ? bytes : 1));   /* fresh mappings are zeros */
+}
+
 void sbf_buf_free(void *p, uint64_t cap, int mapped)
 {
     if (mapped && p)
