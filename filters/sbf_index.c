@@ -10,6 +10,7 @@
 #include "sbf_index.h"
 #include "sbf_format.h"
 #include "sbf_kmer.h"
+#include "sbf_mem.h"
 #include "sbf_scan_int.h"
 
 sbf_index_t *sbf_idx_new(const sbf_params_t *p)
@@ -41,15 +42,8 @@ static void target_release(sbf_target_t *t)
 #define FILTER_MAP_BYTES (2u << 20)
 void *sbf_filter_alloc(size_t bytes)
 {
-    if (bytes >= FILTER_MAP_BYTES) {
-        void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (p == MAP_FAILED)
-            return NULL;
-#ifdef MADV_HUGEPAGE
-        (void)madvise(p, bytes, MADV_HUGEPAGE);   /* advice: refused, it costs 4 kB faults */
-#endif
-        return p;
-    }
+    if (bytes >= FILTER_MAP_BYTES)
+        return sbf_map_anon(bytes);
     void *p;
     if (posix_memalign(&p, 64, bytes ? bytes : 64) != 0)
         return NULL;

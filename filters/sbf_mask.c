@@ -441,10 +441,11 @@ int sbf_mask_apply(const sbf_mask_t *mask, int k_given, unsigned dust_min, const
     mask_job_t job = {mask, (unsigned)k, dust_min, in->codes, in->len, (positions + SBF_MASK_CHUNK - 1) / SBF_MASK_CHUNK,
                       NULL, NULL, NULL, NULL, NULL, 0, SBF_OK};
     const size_t per_chunk = (size_t)job.n_chunks * sizeof(uint64_t);
-    int rc = SBF_OK, out_mapped = 0, held_mapped = 0;
+    int rc = SBF_OK, out_mapped = 0;
     uint64_t out_cap = 0;
     const uint64_t held_bytes = (positions + 63) / 64 * sizeof *job.held;
-    if (!(job.held = sbf_buf_zeroed(held_bytes, &held_mapped)) || !(job.size = malloc(per_chunk)) ||
+    /* zeros, mapped when large (a human genome's: 390 MB, faulted 2 MiB at a time) */
+    if (!(job.held = sbf_filter_alloc(held_bytes)) || !(job.size = malloc(per_chunk)) ||
         !(job.kept = malloc(per_chunk)) || !(job.dropped = malloc(per_chunk))) {
         rc = sbf_error(SBF_E_NOMEM, "out of memory masking %llu k-mers", (unsigned long long)positions);
         goto done;
@@ -485,7 +486,7 @@ int sbf_mask_apply(const sbf_mask_t *mask, int k_given, unsigned dust_min, const
     *left_out = dropped;
 done:
     sbf_buf_free(job.out, out_cap, out_mapped);
-    sbf_buf_free(job.held, held_bytes, held_mapped);
+    sbf_filter_free(job.held, held_bytes);
     free(job.size);
     free(job.kept);
     free(job.dropped);

@@ -23,8 +23,7 @@ static void advise_huge(void *p, uint64_t bytes)
 #endif
 }
 
-/* A fresh mapping of `bytes`, NULL when refused. */
-static uint8_t *map_new(uint64_t bytes)
+void *sbf_map_anon(uint64_t bytes)
 {
     void *q = mmap(NULL, (size_t)bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (q == MAP_FAILED)
@@ -43,7 +42,7 @@ static uint8_t *map_grow(uint8_t *p, uint64_t cap, uint64_t grown)
         return r;
     }
 #endif
-    uint8_t *q = map_new(grown);
+    uint8_t *q = sbf_map_anon(grown);
     if (q) {
         memcpy(q, p, (size_t)cap);
         munmap(p, (size_t)cap);
@@ -66,7 +65,7 @@ int sbf_buf_reserve(uint8_t **p, uint64_t *cap, int *mapped, uint64_t need, cons
         grown = (grown + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
         if (*mapped) {
             q = map_grow(*p, *cap, grown);
-        } else if ((q = map_new(grown)) != NULL) {   /* from malloc'd memory (below 8 MiB): one copy */
+        } else if ((q = sbf_map_anon(grown)) != NULL) {   /* from malloc'd memory (below 8 MiB): one copy */
             if (*p)
                 memcpy(q, *p, (size_t)*cap);
             free(*p);
@@ -78,12 +77,6 @@ int sbf_buf_reserve(uint8_t **p, uint64_t *cap, int *mapped, uint64_t need, cons
     *cap = grown;
     *mapped = map;
     return SBF_OK;
-}
-
-void *sbf_buf_zeroed(uint64_t bytes, int *mapped)
-{
-    *mapped = bytes >= SBF_HUGE_MIN;
-    return *mapped ? map_new(bytes) : calloc(1, (size_t)(bytes ? bytes : 1));   /* fresh mappings are zeros */
 }
 
 void sbf_buf_free(void *p, uint64_t cap, int mapped)

@@ -22,12 +22,11 @@
  * and for a buffer not allocated yet); buffers of SBF_HUGE_MIN and more become one. SBF_OK, or
  * SBF_E_NOMEM with a message naming `what` (*p, *cap and *mapped unchanged). */
 int sbf_buf_reserve(uint8_t **p, uint64_t *cap, int *mapped, uint64_t need, const char *what);
-/* `bytes` of zeros: a mapping of its own from SBF_HUGE_MIN up (faulted 2 MiB at a time; a
- * human genome's bitmap of masked k-mers is 390 MB, 95,000 faults of 4 kB from calloc), else
- * calloc'd; *mapped says which. NULL when out of memory. Freed by sbf_buf_free(p, bytes, *mapped). */
-void *sbf_buf_zeroed(uint64_t bytes, int *mapped);
-/* Frees what sbf_buf_reserve() or sbf_buf_zeroed() gave (NULL: nothing). */
+/* Frees what sbf_buf_reserve() gave (NULL: nothing). */
 void sbf_buf_free(void *p, uint64_t cap, int mapped);
+/* A fresh anonymous mapping of `bytes` (zeros until written), advised huge as a whole; NULL when
+ * refused. munmap() frees it. The large buffers above and the filters (sbf_filter_alloc) use it. */
+void *sbf_map_anon(uint64_t bytes);
 
 /* Room for at least `need` items of `elem` bytes in *pp (a pointer to the array's pointer),
  * which holds *cap of them: doubled from 256 until it fits; the contents are kept. SBF_OK, or
