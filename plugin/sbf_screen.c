@@ -18,6 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include "../filters/sbf_error.h"
 #include "../gpu/sbf_gpu.h"
@@ -107,6 +110,23 @@ static int load_run(run_t *r)
     return 0;
 }
 
+/* A pool of htslib's threads named `name` (at most 15 characters): its threads take the name of
+ * the thread that starts them, so the name is lent for the start. --stats sums their CPU time by
+ * that name (screen_print_stats). */
+static hts_tpool *named_pool(const char *name, int threads)
+{
+#ifdef __linux__
+    char was[17] = "";
+    const int renamed = prctl(PR_GET_NAME, was) == 0 && prctl(PR_SET_NAME, name) == 0;
+#endif
+    hts_tpool *p = hts_tpool_init(threads);
+#ifdef __linux__
+    if (renamed)
+        (void)prctl(PR_SET_NAME, was);
+#endif
+    return p;
+}
+
 /* The thread pools, then every file of the run: the inputs, the outputs and the summaries.
  * -1 after printing. */
 static int open_files(run_t *r)
@@ -121,8 +141,8 @@ static int open_files(run_t *r)
      * the N left the writer, the limit of compressed runs, with 3/4 of the cores. */
     int in_threads = o->threads >= 4 ? o->threads / 4 : 0, out_threads = o->threads;
     if (out_threads > 1 || in_threads > 0) {
-        if ((out_threads > 1 && !(s->pool.pool = hts_tpool_init(out_threads))) ||
-            (in_threads > 0 && !(s->in_pool.pool = hts_tpool_init(in_threads)))) {
+        if ((out_threads > 1 && !(s->pool.pool = named_pool(SCREEN_OUT_POOL, out_threads))) ||
+            (in_threads > 0 && !(s->in_pool.pool = named_pool(SCREEN_IN_POOL, in_threads)))) {
             cli_error(o->cmd, "cannot start %d threads", o->threads);
             return -1;
         }

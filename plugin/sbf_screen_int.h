@@ -186,6 +186,10 @@ uint64_t screen_gpu_bytes_needed(const screen_t *s);
 void screen_describe_engine(screen_t *s, char *buf, size_t size);
 /* The CPU engine's workers for -@ threads (batches in work at once, each on its share). */
 int screen_cpu_workers(int threads);
+/* The names of the output and input pools' threads, by which --stats sums their CPU time. */
+#define SCREEN_OUT_POOL "sbf-out-pool"
+#define SCREEN_IN_POOL "sbf-in-pool"
+
 /* --stats: the time of each stage, peak memory and the stage that limits the run. */
 void screen_print_stats(const screen_t *s, FILE *fp);
 

@@ -4,8 +4,10 @@
  * memory a run needs, the engine in words, and --stats. */
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../filters/sbf_error.h"
 #include "../filters/sbf_scan.h"
@@ -352,6 +354,46 @@ void screen_describe_engine(screen_t *s, char *buf, size_t size)
 /* --stats: where the time went, so a user sees which stage limits a run. The engine's share is
  * the part of the wall time in which each device (or the CPU engine) had a batch in work;
  * "waiting for the engine" is time the reader's batches waited for room in the engine. */
+/* CPU seconds so far of the live threads named `name` (/proc/self/task: comm, and stat's utime
+ * and stime); *n counts them. 0 threads where /proc cannot say. */
+static double named_threads_cpu(const char *name, int *n)
+{
+    *n = 0;
+    double ticks = 0;
+    const long hz = sysconf(_SC_CLK_TCK);
+    DIR *d = opendir("/proc/self/task");
+    for (struct dirent *e; d && hz > 0 && (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[64], comm[32] = "", stat[1024];
+        snprintf(path, sizeof path, "/proc/self/task/%.20s/comm", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        const int got = fgets(comm, sizeof comm, f) != NULL;
+        fclose(f);
+        comm[strcspn(comm, "\n")] = 0;
+        if (!got || strcmp(comm, name) != 0)
+            continue;
+        snprintf(path, sizeof path, "/proc/self/task/%.20s/stat", e->d_name);
+        if (!(f = fopen(path, "r")))
+            continue;
+        const size_t len = fread(stat, 1, sizeof stat - 1, f);
+        fclose(f);
+        stat[len] = 0;
+        /* after the name's closing parenthesis: state is field 3, utime 14, stime 15 */
+        const char *at = strrchr(stat, ')');
+        unsigned long long utime, stime;
+        if (at && sscanf(at + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime, &stime) == 2) {
+            ticks += (double)(utime + stime);
+            ++*n;
+        }
+    }
+    if (d)
+        closedir(d);
+    return hz > 0 ? ticks / (double)hz : 0;
+}
+
 void screen_print_stats(const screen_t *s, FILE *fp)
 {
     struct rusage ru;
@@ -398,6 +440,15 @@ void screen_print_stats(const screen_t *s, FILE *fp)
                     (unsigned long long)s->layer_reads_on_cpu);
     }
     fputc('\n', fp);
+    /* where the CPU went: the pools (alive until the run is freed) by their threads' name */
+    int n_out, n_in;
+    const double cpu_out = named_threads_cpu(SCREEN_OUT_POOL, &n_out), cpu_in = named_threads_cpu(SCREEN_IN_POOL, &n_in);
+    const double cpu_all = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+                           ru.ru_stime.tv_usec / 1e6;
+    fprintf(fp, "sbf %s: CPU (seconds): %.2f in all; output pool %.2f (%d thread%s), input pool %.2f (%d thread%s), "
+            "reader %.2f, writer %.2f, the rest (engine, opening, hand-overs) %.2f\n", s->o->cmd, cpu_all, cpu_out,
+            n_out, n_out == 1 ? "" : "s", cpu_in, n_in, n_in == 1 ? "" : "s", s->cpu_read, s->cpu_write,
+            cpu_all - cpu_out - cpu_in - s->cpu_read - s->cpu_write);
     fprintf(fp, "sbf %s: input: %lld of %llu records parsed in place (FASTQ, BAM), %lld of them by the read-ahead; "
             "read-ahead busy %.2f thread-s, reader waited %.2f s\n", s->o->cmd, s->in_place,
             (unsigned long long)(s->sum.reads_in + s->sum.extras), s->in_place_ahead, s->t_fill, s->t_fill_wait);
