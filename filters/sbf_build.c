@@ -329,6 +329,21 @@ static uint64_t *writer_put(sbf_run_sink_t *sink, uint64_t shard)
     return b->rec + (size_t)b->n++ * job->rec_words;
 }
 
+/* A shard about to be ORed into, fetched for writing: `prefetchw` asks for the line in the
+ * exclusive state at once, where a read prefetch (GCC's __builtin_prefetch(p, 1, ...) gives
+ * `prefetchnta` without -mprfchw) fetched it shared and the OR then asked for ownership again.
+ * 16 threads, 1 Gbp host, 3 alternating rounds on the H100 machine: build 6.41 -> 5.54 s
+ * (medians), insertion -15%; 32 records ahead was no better than `prefetchnta` (doc/PERFORMANCE.md).
+ * CPUs without the instruction (Intel before Broadwell) run it as a NOP. */
+static inline void prefetch_for_write(const void *p)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __asm__ volatile("prefetchw %0" : : "m"(*(const char *)p));
+#else
+    __builtin_prefetch(p, 1, 3);
+#endif
+}
+
 /* OR one block's records into the filter, prefetching the shards of records a few ahead. */
 static void apply_block(const insert_job_t *job, const block_t *b)
 {
@@ -336,10 +351,10 @@ static void apply_block(const insert_job_t *job, const block_t *b)
     uint64_t *bits = job->t->bits;
     const uint64_t *rec = b->rec;
     for (uint32_t i = 0; i < b->n && i < ahead; ++i)
-        __builtin_prefetch(bits + rec[(size_t)i * rw] * words, 1, 0);
+        prefetch_for_write(bits + rec[(size_t)i * rw] * words);
     for (uint32_t i = 0; i < b->n; ++i) {
         if (i + ahead < b->n)
-            __builtin_prefetch(bits + rec[(size_t)(i + ahead) * rw] * words, 1, 0);
+            prefetch_for_write(bits + rec[(size_t)(i + ahead) * rw] * words);
         const uint64_t *m = rec + (size_t)i * rw;
         uint64_t *w = bits + m[0] * words;
         for (unsigned q = 0; q < words; ++q)
