@@ -134,12 +134,15 @@ static int open_files(run_t *r)
     screen_t *s = &r->s;
     const screen_opt_t *o = s->o;
     /* -@ N: the outputs are compressed by N threads, and with N >= 4 the inputs are
-     * decompressed by N/4 more, in a pool of their own: in one shared pool the reader's blocks
+     * decompressed by N/2 more, in a pool of their own: in one shared pool the reader's blocks
      * wait behind the writer's (compression is the larger job), and the reader limits BAM runs
      * (bench/e2e.sh: reading 1.8 -> 1.45 s for 8 M records on the H200 machine). Inflating costs
-     * a fifth of deflating, so the input threads are idle most of the time: taking them out of
-     * the N left the writer, the limit of compressed runs, with 3/4 of the cores. */
-    int in_threads = o->threads >= 4 ? o->threads / 4 : 0, out_threads = o->threads;
+     * a fifth of deflating, so the input threads are idle most of the time. Their queue is 8
+     * blocks a thread: BGZF hands its blocks out in order, and with 2 a thread (8 at -@ 16) one
+     * late block held the reader, which waited 1.9 of a BAM run's 3.5 s for decompressed blocks
+     * with the pool 27% busy (H100 machine, 10 M records, --stats' CPU line: 4 threads and 8
+     * blocks reading 3.09-3.48 s, 8 threads and 64 blocks 1.44-1.51 s; doc/PERFORMANCE.md). */
+    int in_threads = o->threads >= 4 ? o->threads / 2 : 0, out_threads = o->threads;
     if (out_threads > 1 || in_threads > 0) {
         if ((out_threads > 1 && !(s->pool.pool = named_pool(SCREEN_OUT_POOL, out_threads))) ||
             (in_threads > 0 && !(s->in_pool.pool = named_pool(SCREEN_IN_POOL, in_threads)))) {
@@ -147,7 +150,7 @@ static int open_files(run_t *r)
             return -1;
         }
         s->pool.qsize = 2 * out_threads;
-        s->in_pool.qsize = 2 * in_threads;
+        s->in_pool.qsize = 8 * in_threads;
     }
     if (screen_open_inputs(s, &r->first) < 0 || screen_setup_outputs(s, r->first) < 0 ||
         (o->summary_tsv && cli_output_open(o->cmd, o->summary_tsv, &r->tsv) < 0) ||

@@ -126,7 +126,7 @@ void screen_usage_common(FILE *fp)
             "                       provenance (also a MultiQC table: name it *_mqc.json)\n"
             "      --report FILE    an HTML page: reads per category, calibrated scores per target, parameters\n"
             "Running:\n"
-            "  -@, --threads N      threads compressing the outputs (from 4 on, N/4 more\n"
+            "  -@, --threads N      threads compressing the outputs (from 4 on, N/2 more\n"
             "                       decompress the inputs) and for the CPU engine [1]\n"
             "  -K, --batch SIZE     bases per batch; memory is about 4 batches, 4 more per GPU\n"
             "                       [%uM per CPU-engine worker; %uM with a GPU]\n"

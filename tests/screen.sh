@@ -186,9 +186,9 @@ check "categorize: two files without -e are refused" grep -q "two inputs are mat
 "$SBF" classify -x idx.sbf --gpu none --stats -o st.bam in2.bam 2> st.err
 check "--stats: stage timings with the engine's busy share" grep -q "^sbf classify: stages (seconds): reading [0-9.]* (CPU [0-9.]*), CPU engine [0-9.]* (busy [0-9]*%), waiting for the engine.*writing [0-9.]* (CPU [0-9.]*; writer idle" st.err
 check "--stats: the limiting stage named, with a remedy" grep -Eq "^sbf classify: limit: (reading|the engine|writing) \(busy [0-9]+% of the run\); " st.err
-# the pools' threads found by their names: -@ 8 starts 8 output threads and 8/4 input threads
+# the pools' threads found by their names: -@ 8 starts 8 output threads and 8/2 input threads
 "$SBF" classify -x idx.sbf --gpu none -@ 8 --stats -o st8.bam in2.bam 2> st8.err
-check "--stats: CPU seconds of each pool, its threads counted" grep -Eq "^sbf classify: CPU \(seconds\): [0-9.]+ in all; output pool [0-9.]+ \(8 threads\), input pool [0-9.]+ \(2 threads\), reader [0-9.]+, writer [0-9.]+, the rest" st8.err
+check "--stats: CPU seconds of each pool, its threads counted" grep -Eq "^sbf classify: CPU \(seconds\): [0-9.]+ in all; output pool [0-9.]+ \(8 threads\), input pool [0-9.]+ \(4 threads\), reader [0-9.]+, writer [0-9.]+, the rest" st8.err
 
 # ---- records encoded by the engine workers (the GPU path; SBF_ENCODE=1 forces it on the CPU
 # engine) are byte for byte those the writer formats itself -------------------------------------
