@@ -141,7 +141,10 @@ static int open_files(run_t *r)
      * blocks a thread: BGZF hands its blocks out in order, and with 2 a thread (8 at -@ 16) one
      * late block held the reader, which waited 1.9 of a BAM run's 3.5 s for decompressed blocks
      * with the pool 27% busy (H100 machine, 10 M records, --stats' CPU line: 4 threads and 8
-     * blocks reading 3.09-3.48 s, 8 threads and 64 blocks 1.44-1.51 s; doc/PERFORMANCE.md). */
+     * blocks reading 3.09-3.48 s, 8 threads and 64 blocks 1.44-1.51 s; doc/PERFORMANCE.md).
+     * The output pool's queue is 8 blocks a thread as well: the writer hands a batch's blocks
+     * over at once, and with 2 a thread it then waited for the pool (writer never idle, the
+     * pool 55% busy): the same BAM run's GPU row 4.23-4.98 -> 3.39-4.00 s with 128 blocks. */
     int in_threads = o->threads >= 4 ? o->threads / 2 : 0, out_threads = o->threads;
     if (out_threads > 1 || in_threads > 0) {
         if ((out_threads > 1 && !(s->pool.pool = named_pool(SCREEN_OUT_POOL, out_threads))) ||
@@ -149,7 +152,7 @@ static int open_files(run_t *r)
             cli_error(o->cmd, "cannot start %d threads", o->threads);
             return -1;
         }
-        s->pool.qsize = 2 * out_threads;
+        s->pool.qsize = 8 * out_threads;
         s->in_pool.qsize = 8 * in_threads;
     }
     if (screen_open_inputs(s, &r->first) < 0 || screen_setup_outputs(s, r->first) < 0 ||
