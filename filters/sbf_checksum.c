@@ -84,3 +84,11 @@ uint64_t sbf_xxh64(const void *data, size_t len, uint64_t seed)
     h ^= h >> 32;
     return h;
 }
+
+uint64_t sbf_checksum_pieces(uint64_t bytes) { return bytes ? (bytes + SBF_CHECKSUM_PIECE - 1) / SBF_CHECKSUM_PIECE : 1; }
+
+uint64_t sbf_checksum_of_pieces(const uint64_t *piece_sums, uint64_t n)
+{
+    /* little-endian words, as the format stores everything: the hosts we support are */
+    return sbf_xxh64(piece_sums, (size_t)n * sizeof *piece_sums, 0);
+}

@@ -267,55 +267,135 @@ static int image_prepare(sbf_index_t *idx, image_t *im)
     return SBF_OK;
 }
 
-/* Every panel's XXH64, of an index and of its layer: sum[] in file order (the index's panels,
- * then its layer's), order[] the same largest first, the order threads take them in: a human
- * index's 5.7 GB panel is one stream (2.0 s on one of the H200 machine's threads), begun first
- * while the other threads do the rest. The writer takes them beside its copies (write_mapped),
- * the loader alone (verify_filters). */
+/* Every panel's checksum, of an index and of its layer: sum[] in file order (the index's panels,
+ * then its layer's). Format 5 hashes each array in pieces (sbf_checksum.h), tasks the threads
+ * take in turn, and combines the pieces' sums once all are done; an array of a file of format 4
+ * or older has one XXH64 of its whole, one task, and those go first, largest first (a human
+ * index's 5.7 GB panel was one stream of 2.0 s on one of the H200 machine's threads). The writer
+ * takes the tasks beside its copies (write_mapped, sbf_format_spill_panel), the loader alone
+ * (verify_filters). */
 typedef struct {
     const sbf_panel_t *pn;
     uint64_t bytes, sum;
+    int whole;         /* one XXH64 of the array (a file of format 4 or older) */
+    uint64_t *piece;   /* else its pieces' XXH64s; NULL where the sum is known (a spilled panel) */
 } panel_sum_t;
 
 typedef struct {
+    panel_sum_t *t;
+    uint64_t piece;    /* of a panel hashed in pieces: which one */
+} sum_task_t;
+
+typedef struct {
     panel_sum_t *sum;
-    panel_sum_t **order;   /* the panels to hash: a spilled panel's sum is known */
-    int n, n_order;
+    int n;
+    sum_task_t *task;   /* in the order the threads take them */
+    size_t n_tasks;
 } panel_sums_t;
 
 static int larger_first(const void *a, const void *b)
 {
-    const uint64_t x = (*(panel_sum_t *const *)a)->bytes, y = (*(panel_sum_t *const *)b)->bytes;
+    const uint64_t x = ((const sum_task_t *)a)->t->bytes, y = ((const sum_task_t *)b)->t->bytes;
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
-/* 0, or -1 when out of memory (the caller says so). */
-static int panel_sums_init(const sbf_index_t *idx, panel_sums_t *s)
+/* Room for n panels; 0, or -1 when out of memory (the caller says so, and frees s). */
+static int panel_sums_alloc(panel_sums_t *s, int n)
+{
+    memset(s, 0, sizeof *s);
+    s->sum = calloc((size_t)(n ? n : 1), sizeof *s->sum);
+    return s->sum ? 0 : -1;
+}
+
+/* Panel pn (bytes of array) to be summed, or its sum already known (`known`: a spilled panel). */
+static void panel_sums_add(panel_sums_t *s, const sbf_panel_t *pn, uint64_t bytes, int whole, int known)
+{
+    s->sum[s->n++] = (panel_sum_t){pn, bytes, known ? pn->checksum : 0, whole, NULL};
+}
+
+/* The tasks of the panels added: 0, or -1 when out of memory. */
+static int panel_sums_plan(panel_sums_t *s, const int *known)
+{
+    size_t n = 0;
+    for (int i = 0; i < s->n; ++i)
+        if (!known[i])
+            n += s->sum[i].whole ? 1 : sbf_checksum_pieces(s->sum[i].bytes);
+    if (!(s->task = calloc(n ? n : 1, sizeof *s->task)))
+        return -1;
+    size_t whole = 0;
+    for (int i = 0; i < s->n; ++i) {
+        panel_sum_t *t = &s->sum[i];
+        if (known[i] || !t->whole)
+            continue;
+        s->task[s->n_tasks++] = (sum_task_t){t, 0};
+        ++whole;
+    }
+    qsort(s->task, whole, sizeof *s->task, larger_first);
+    for (int i = 0; i < s->n; ++i) {
+        panel_sum_t *t = &s->sum[i];
+        if (known[i] || t->whole)
+            continue;
+        const uint64_t pieces = sbf_checksum_pieces(t->bytes);
+        if (!(t->piece = calloc((size_t)pieces, sizeof *t->piece)))
+            return -1;
+        for (uint64_t p = 0; p < pieces; ++p)
+            s->task[s->n_tasks++] = (sum_task_t){t, p};
+    }
+    return 0;
+}
+
+/* Every panel of idx and of its layer, as a file of format `version` sums them (the version it
+ * was read from, to verify it; SBF_FORMAT_VERSION, to write it); 0, or -1 when out of memory
+ * (the caller says so, and frees s). */
+static int panel_sums_init(const sbf_index_t *idx, unsigned version, panel_sums_t *s)
 {
     int n = 0;
     for (const sbf_index_t *x = idx; x; x = x->layer)
         n += x->n_panels;
-    s->n = s->n_order = 0;
-    s->sum = calloc((size_t)(n ? n : 1), sizeof *s->sum);
-    s->order = calloc((size_t)(n ? n : 1), sizeof *s->order);
-    if (!s->sum || !s->order)
+    if (panel_sums_alloc(s, n) != 0)
+        return -1;
+    int *known = calloc((size_t)(n ? n : 1), sizeof *known);
+    if (!known)
         return -1;
     for (const sbf_index_t *x = idx; x; x = x->layer)
         for (int q = 0; q < x->n_panels; ++q) {
             const sbf_panel_t *pn = &x->panels[q];
-            s->sum[s->n] = (panel_sum_t){pn, sbf_panel_bytes(x, pn), pn->spill_map ? pn->checksum : 0};
-            if (!pn->spill_map)
-                s->order[s->n_order++] = &s->sum[s->n];
-            ++s->n;
+            known[s->n] = pn->spill_map != NULL;
+            panel_sums_add(s, pn, sbf_panel_bytes(x, pn), version < 5, known[s->n]);
         }
-    qsort(s->order, (size_t)s->n_order, sizeof *s->order, larger_first);
-    return 0;
+    const int rc = panel_sums_plan(s, known);
+    free(known);
+    return rc;
+}
+
+/* One task: a whole array's XXH64, or one piece's. */
+static void sum_task_run(const sum_task_t *task)
+{
+    panel_sum_t *t = task->t;
+    if (t->whole) {
+        t->sum = sbf_xxh64(t->pn->bits, t->bytes, 0);
+        return;
+    }
+    const uint64_t at = task->piece * SBF_CHECKSUM_PIECE;
+    const uint64_t n = t->bytes - at < SBF_CHECKSUM_PIECE ? t->bytes - at : SBF_CHECKSUM_PIECE;
+    t->piece[task->piece] = sbf_xxh64((const uint8_t *)t->pn->bits + at, (size_t)n, 0);
+}
+
+/* Every task run: the pieces' sums into their panels' sums. */
+static void panel_sums_combine(panel_sums_t *s)
+{
+    for (int i = 0; i < s->n; ++i)
+        if (s->sum[i].piece)
+            s->sum[i].sum = sbf_checksum_of_pieces(s->sum[i].piece, sbf_checksum_pieces(s->sum[i].bytes));
 }
 
 static void panel_sums_free(panel_sums_t *s)
 {
+    for (int i = 0; s->sum && i < s->n; ++i)
+        free(s->sum[i].piece);
     free(s->sum);
-    free(s->order);
+    free(s->task);
+    memset(s, 0, sizeof *s);
 }
 
 /* The index's and its layer's images (header and metadata), the layer's placed after the
@@ -355,7 +435,7 @@ typedef struct {
 
 /* The panels' sums, then the copy pieces (none when only summing), taken one at a time. */
 typedef struct {
-    const panel_sums_t *sums;
+    panel_sums_t *sums;
     copy_piece_t *piece;
     size_t n, next;   /* pieces; next: the next task, taken atomically */
 } sum_copy_job_t;
@@ -363,12 +443,11 @@ typedef struct {
 static void *sum_copy_worker(void *arg)
 {
     sum_copy_job_t *job = arg;
-    const size_t n_sums = (size_t)job->sums->n_order;
+    const size_t n_sums = job->sums->n_tasks;
     for (;;) {
         size_t i = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED);
         if (i < n_sums) {
-            panel_sum_t *t = job->sums->order[i];
-            t->sum = sbf_xxh64(t->pn->bits, t->bytes, 0);
+            sum_task_run(&job->sums->task[i]);
             continue;
         }
         if ((i -= n_sums) >= job->n)
@@ -416,17 +495,21 @@ static int image_pieces(const sbf_index_t *idx, const image_t *im, uint8_t *map,
 /* job on up to `threads` threads, no more than it has tasks. */
 static void sum_copy_run(sum_copy_job_t *job, int threads)
 {
-    const size_t tasks = job->n + (size_t)job->sums->n_order;
+    const size_t tasks = job->n + job->sums->n_tasks;
     sbf_run_threads((size_t)threads < tasks ? threads : (int)tasks, sum_copy_worker, job);
+    panel_sums_combine(job->sums);
 }
 
-/* The sums taken, into the panels of idx and of its layer (the same file order). */
+/* The sums taken (for a file of this sbf's format), into the panels of idx and of its layer (the
+ * same file order): their checksums are the format's from now on. */
 static void panel_sums_store(sbf_index_t *idx, const panel_sums_t *s)
 {
     int i = 0;
-    for (sbf_index_t *x = idx; x; x = x->layer)
+    for (sbf_index_t *x = idx; x; x = x->layer) {
         for (int q = 0; q < x->n_panels; ++q)
             x->panels[q].checksum = s->sum[i++].sum;
+        x->format_version = SBF_FORMAT_VERSION;
+    }
 }
 
 /* The job run (the panels' sums, and its copy pieces if any), the sums stored into the panels,
@@ -473,7 +556,7 @@ static int write_mapped(int fd, sbf_index_t *idx, image_t *im, image_t *layer, u
     panel_sums_t sums;
     sum_copy_job_t job = {&sums, NULL, 0, 0};
     size_t cap = 0;
-    int rc = panel_sums_init(idx, &sums) == 0 ? SBF_OK : sbf_error(SBF_E_NOMEM, "out of memory");
+    int rc = panel_sums_init(idx, SBF_FORMAT_VERSION, &sums) == 0 ? SBF_OK : sbf_error(SBF_E_NOMEM, "out of memory");
     if (rc == SBF_OK)
         rc = image_pieces(idx, im, map, 0, &job, &cap, in_place);
     if (rc == SBF_OK && idx->layer)
@@ -607,12 +690,19 @@ int sbf_format_spill_panel(sbf_index_t *idx, sbf_index_t *x, int q, int threads)
 #ifdef MADV_HUGEPAGE
     (void)madvise(rw, (size_t)len, MADV_HUGEPAGE);   /* as write_mapped, for the runs' TLB */
 #endif
-    /* its checksum and the copy on the threads, as the writer takes them */
-    panel_sum_t sum = {pn, bytes, 0}, *order = &sum;
-    panel_sums_t sums = {&sum, &order, 1, 1};
+    /* its checksum (format 5: in pieces) and the copy on the threads, as the writer takes them */
+    panel_sums_t sums;
     sum_copy_job_t job = {&sums, NULL, 0, 0};
     size_t cap = 0;
+    const int known = 0;
     int rc = SBF_OK;
+    if (panel_sums_alloc(&sums, 1) == 0) {
+        panel_sums_add(&sums, pn, bytes, 0, 0);
+        if (panel_sums_plan(&sums, &known) != 0)
+            rc = sbf_error(SBF_E_NOMEM, "out of memory");
+    } else {
+        rc = sbf_error(SBF_E_NOMEM, "out of memory");
+    }
     for (uint64_t o = 0; o < bytes && rc == SBF_OK; o += COPY_PIECE) {
         if (job.n == cap) {
             size_t c = cap ? 2 * cap : 64;
@@ -628,6 +718,8 @@ int sbf_format_spill_panel(sbf_index_t *idx, sbf_index_t *x, int q, int threads)
     }
     if (rc == SBF_OK)
         sum_copy_run(&job, threads);
+    const uint64_t sum = sums.n ? sums.sum[0].sum : 0;
+    panel_sums_free(&sums);
     free(job.piece);
     if (munmap(rw, (size_t)len) != 0 && rc == SBF_OK)
         rc = sbf_error_errno(SBF_E_IO, errno, "%s: write failed", sp->path);
@@ -636,7 +728,7 @@ int sbf_format_spill_panel(sbf_index_t *idx, sbf_index_t *x, int q, int threads)
     uint8_t *ro = mmap(NULL, (size_t)len, PROT_READ, MAP_SHARED, sp->fd, (off_t)start);
     if (ro == MAP_FAILED)
         return SBF_OK;   /* in memory still; written again with the rest */
-    pn->checksum = sum.sum;
+    pn->checksum = sum;
     sbf_filter_free(pn->bits, (size_t)bytes);
     pn->bits = (uint64_t *)(ro + (off - start));
     pn->spill_map = ro;
@@ -678,7 +770,7 @@ int sbf_index_write(sbf_index_t *idx, const char *path)
     if (rc == 1) {   /* no mapping here: the checksums first, then write() */
         panel_sums_t sums;
         sum_copy_job_t job = {&sums, NULL, 0, 0};   /* the checksums alone */
-        rc = panel_sums_init(idx, &sums) == 0 ? SBF_OK : sbf_error(SBF_E_NOMEM, "out of memory");
+        rc = panel_sums_init(idx, SBF_FORMAT_VERSION, &sums) == 0 ? SBF_OK : sbf_error(SBF_E_NOMEM, "out of memory");
         if (rc == SBF_OK)
             rc = sums_and_images(idx, &job, threads, &im, &layer, path);
         panel_sums_free(&sums);
@@ -843,7 +935,7 @@ static int parse_meta(sbf_index_t *idx, const uint8_t *meta, uint64_t meta_bytes
  * of its own and its own size. Everything is checked but the filters' checksums
  * (verify_filters, all panels at once). */
 static int parse_image(const uint8_t *f, uint64_t size, const char *path, const char *what,
-                       sbf_index_t **out)
+                       uint32_t parent_version, sbf_index_t **out)
 {
     *out = NULL;
     int rc = SBF_OK;
@@ -863,9 +955,10 @@ static int parse_image(const uint8_t *f, uint64_t size, const char *path, const 
     /* Version 1 hashed with 64-bit splitmix64, version 2 with 32-bit hashes (sbf_kmer.h): an
      * index of version 1 sets other bits, so it is refused, never read. Version 3 added panels;
      * a version-2 file is read as one plain panel per target (the same bits). Version 4 added
-     * masks and the long-read layer. */
+     * masks and the long-read layer; version 5 checksums the filters in pieces (a long-read
+     * layer is of its index's version). */
     const uint32_t version = get32(f + H_VERSION);
-    if (nested && version != SBF_FORMAT_VERSION)
+    if (nested && version != parent_version)
         FAIL(SBF_E_FORMAT, "%s%s: invalid format version %u", path, what, version);
     if (version < SBF_FORMAT_OLDEST)
         FAIL(SBF_E_VERSION, "%s: index of format version %u, written by an older sbf (this sbf reads versions %u to %u): rebuild it with sbf build",
@@ -910,6 +1003,7 @@ static int parse_image(const uint8_t *f, uint64_t size, const char *path, const 
         FAIL(SBF_E_NOMEM, "out of memory loading %s", path);
     memcpy(&idx->bits_per_kmer, f + H_BITS_PER_KMER, 8);
     idx->in_map = 1;
+    idx->format_version = version;
     {
         /* the metadata's messages name the file, and the layer when it is the layer's */
         size_t n = strlen(path) + strlen(what) + 1;
@@ -939,7 +1033,7 @@ static int parse_image(const uint8_t *f, uint64_t size, const char *path, const 
                  first->name);
     }
     if (layer_offset) {
-        if ((rc = parse_image(f + layer_offset, layer_bytes, path, " (long-read layer)", &idx->layer)))
+        if ((rc = parse_image(f + layer_offset, layer_bytes, path, " (long-read layer)", version, &idx->layer)))
             goto fail;
         const sbf_index_t *ly = idx->layer;
         int same = ly->n_targets == idx->n_targets && ly->params.k < idx->params.k;
@@ -964,7 +1058,7 @@ fail:
 static int verify_filters(const sbf_index_t *idx, const char *path)
 {
     panel_sums_t sums;
-    if (panel_sums_init(idx, &sums) != 0) {
+    if (panel_sums_init(idx, idx->format_version, &sums) != 0) {
         panel_sums_free(&sums);
         return sbf_error(SBF_E_NOMEM, "out of memory loading %s", path);
     }
@@ -1028,7 +1122,7 @@ int sbf_index_read(const char *path, int verify, sbf_index_t **out)
     (void)madvise(map, (size_t)size, MADV_HUGEPAGE);
 #endif
     sbf_index_t *idx;
-    int rc = parse_image(map, size, path, "", &idx);   /* the filters' checksums below, at once */
+    int rc = parse_image(map, size, path, "", 0, &idx);   /* the filters' checksums below, at once */
     if (rc != SBF_OK) {
         munmap(map, (size_t)size);
         return rc;

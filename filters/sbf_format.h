@@ -5,7 +5,7 @@
 
 #include "sbf_index.h"
 
-#define SBF_FORMAT_VERSION 4u   /* 4: masks; 3: panels; 2: 32-bit hashes (sbf_kmer.h); 1: 64-bit splitmix64 */
+#define SBF_FORMAT_VERSION 5u   /* 5: filter checksums in pieces; 4: masks; 3: panels; 2: 32-bit hashes (sbf_kmer.h); 1: 64-bit splitmix64 */
 #define SBF_FORMAT_OLDEST 2u    /* version 2 reads as one plain panel per target */
 #define SBF_MAGIC "\x89SBF\r\n\x1a\n"   /* PNG-style: catches text-mode and 7-bit transfers */
 #define SBF_HEADER_BYTES 128u

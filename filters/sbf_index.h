@@ -68,6 +68,8 @@ typedef struct sbf_index_s {
     size_t map_len;
     int in_map;             /* the filters lie in a mapping (its own map, or its parent's) */
     uint64_t file_checksum; /* the index file's identity (sbf_index_checksum), once written or read; 0 before */
+    unsigned format_version; /* the format of the file it was read from (its panels' checksums
+                              * follow it); 0 when built here, written as SBF_FORMAT_VERSION */
     struct sbf_index_s *layer;   /* the long-read layer: the same targets with shorter seeds, for
                                   * reads of SBF_LONG_READ_BASES or more (doc/format.md), or NULL */
     void *accel;            /* a copy on an accelerator (plugin/: the GPU engine), or NULL */

@@ -196,7 +196,13 @@ run "query with a format-2 index" 0 "$SBF" query -x "$srcdir/data/format2.sbf" r
 # an index of format 3 (sbf 0.6, no masks; built by 0.6.0 with this file's idx.sbf command) is
 # read as targets without masks: the same answers as idx.sbf
 run "query with a format-3 index" 0 "$SBF" query -x "$srcdir/data/format3.sbf" reads.fq &&
-  same "a format-3 index gives the answers of the same index in format 4" out "$expected/query.tsv"
+  same "a format-3 index gives the answers of the same index in format 5" out "$expected/query.tsv"
+# an index of format 4 (sbf 0.9.0 before the filters' checksums in pieces; this file's idx.sbf
+# command): the same answers, and its filters still verified by one XXH64 each
+run "query with a format-4 index" 0 "$SBF" query -x "$srcdir/data/format4.sbf" reads.fq &&
+  same "a format-4 index gives the answers of the same index in format 5" out "$expected/query.tsv"
+check_error "a format-4 index with a flipped filter byte is refused" 1 "sbf info: flip4.sbf: corrupt filter of the panel of target 'phage_a' and 1 more (checksum mismatch)" \
+  bash -c "cp '$srcdir/data/format4.sbf' flip4.sbf; chmod u+w flip4.sbf; printf '\\377' | dd of=flip4.sbf bs=1 seek=14000 conv=notrunc status=none; '$SBF' info --check flip4.sbf"
 run "info of a format-3 index" 0 "$SBF" info --json "$srcdir/data/format3.sbf" &&
   if [ "$(grep -c '"masks": \[\], "masked_kmers": 0}' out)" -eq 2 ]; then ok "info: a format-3 index's targets have no masks"
   else not_ok "info: a format-3 index's targets have no masks" "$(cat out)"; fi

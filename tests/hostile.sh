@@ -228,14 +228,14 @@ cp idx.sbf flip.sbf && printf '\xff' | dd of=flip.sbf bs=1 seek=20000 conv=notru
 expect "index with a flipped byte" 1 "sbf classify: flip.sbf: corrupt filter of the panel of target 'lambda' and 1 more (checksum mismatch)" out.fq '' \
   "$SBF" classify -x flip.sbf -o out.fq r1.fq
 "$testbin/index_version" idx.sbf v1.sbf 1
-expect "index of an older format version (64-bit hashes)" 1 "sbf classify: v1.sbf: index of format version 1, written by an older sbf (this sbf reads versions 2 to 4): rebuild it with sbf build" out.fq '' \
+expect "index of an older format version (64-bit hashes)" 1 "sbf classify: v1.sbf: index of format version 1, written by an older sbf (this sbf reads versions 2 to 5): rebuild it with sbf build" out.fq '' \
   "$SBF" classify -x v1.sbf -o out.fq r1.fq
-"$testbin/index_version" idx.sbf v5.sbf 5
-expect "index of a newer format version" 1 "sbf classify: v5.sbf: index of format version 5, written by a newer sbf (this sbf reads versions 2 to 4): use that sbf, or rebuild the index" out.fq '' \
-  "$SBF" classify -x v5.sbf -o out.fq r1.fq
-# a version-4 file (panels) whose header claims version 2: its section table is not one of version 2
+"$testbin/index_version" idx.sbf v6.sbf 6
+expect "index of a newer format version" 1 "sbf classify: v6.sbf: index of format version 6, written by a newer sbf (this sbf reads versions 2 to 5): use that sbf, or rebuild the index" out.fq '' \
+  "$SBF" classify -x v6.sbf -o out.fq r1.fq
+# a version-5 file (panels) whose header claims version 2: its section table is not one of version 2
 "$testbin/index_version" idx.sbf v2.sbf 2
-expect "index of format 4 labelled version 2" 1 "sbf classify: v2.sbf: invalid section table in index header" out.fq '' \
+expect "index of format 5 labelled version 2" 1 "sbf classify: v2.sbf: invalid section table in index header" out.fq '' \
   "$SBF" classify -x v2.sbf -o out.fq r1.fq
 expect "a FASTA given as index" 1 "sbf classify: ref.fa: not an sbf index (bad magic)" out.fq '' \
   "$SBF" classify -x ref.fa -o out.fq r1.fq

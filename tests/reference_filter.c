@@ -1,7 +1,7 @@
 /* reference_filter.c -- an independent reference implementation of sbf's filter, for
  * tests/reference.sh.
  *
- * Written only from the specification: doc/format.md (file layout of format version 4, panels
+ * Written only from the specification: doc/format.md (file layout of format version 5, panels
  * and the rule by which `sbf build` forms them, "The bits") and the comment block and constants
  * of filters/sbf_kmer.h. It includes and links nothing of sbf: the index file is parsed here,
  * XXH64 is implemented here, the panel rule is implemented here, and the bits are computed here,
@@ -9,11 +9,12 @@
  * own; no rolling windows; every bit placed into its panel one at a time), so that an error in
  * the library's fast paths cannot hide in both.
  *
- * Format version 4: after the header, one metadata record per target (counts, its number of
+ * Format version 5 (4's layout, the filters' checksums taken in pieces): after the header, one
+ * metadata record per target (counts, its number of
  * shards N, fill, predicted FPR, clump chance, its panel, first column and number of columns,
  * its masks and the k-mers they left out),
- * then one per panel (n shards per column, log2 of its width W, offset, size and XXH64 of its
- * filter array). A target of c columns starting at column c0 of a panel holds a plain filter
+ * then one per panel (n shards per column, log2 of its width W, offset, size and the checksum
+ * of its filter array: XXH64 of its 64 MiB pieces' XXH64s). A target of c columns starting at column c0 of a panel holds a plain filter
  * of N = n * c shards; bit b of its shard v is bit (v/c * shard_bits + b) * W + c0 + v%c of the
  * panel's array (little-endian 64-bit words). A plain panel (W = 1) is one target's filter.
  *
@@ -341,7 +342,27 @@ static void check(int ok, const char *fmt, ...)
 static uint64_t align64(uint64_t x) { return (x + 63) / 64 * 64; }
 
 
-/* ---- the index file, per doc/format.md (version 4) -------------------------------------------- */
+/* ---- the index file, per doc/format.md (version 5) -------------------------------------------- */
+
+/* Version 5's checksum of a filter array: XXH64 of the XXH64s of its 64 MiB pieces (the last one
+ * shorter), each as 8 little-endian bytes, in order. */
+static uint64_t filter_checksum(const unsigned char *p, uint64_t len)
+{
+    const uint64_t piece = (uint64_t)64 << 20, n = len ? (len + piece - 1) / piece : 1;
+    unsigned char *sums = malloc(n * 8);
+    if (!sums) {
+        fprintf(stderr, "reference_filter: out of memory\n");
+        exit(1);
+    }
+    for (uint64_t i = 0; i < n; ++i) {
+        const uint64_t at = i * piece, h = xxh64(p + at, len - at < piece ? len - at : piece);
+        for (int j = 0; j < 8; ++j)
+            sums[i * 8 + j] = (unsigned char)(h >> (8 * j));
+    }
+    const uint64_t h = xxh64(sums, n * 8);
+    free(sums);
+    return h;
+}
 
 typedef struct {
     char name[4097];
@@ -431,7 +452,7 @@ static void load_index(index_t *ix, const char *path, const params_t *exp, doubl
     }
     const unsigned char *b = ix->buf;
     check(memcmp(b, "\x89SBF\r\n\x1a\n", 8) == 0, "header: magic");
-    check(le(b + 8, 4) == 4, "header: format version %" PRIu64 " (4)", le(b + 8, 4));
+    check(le(b + 8, 4) == 5, "header: format version %" PRIu64 " (5)", le(b + 8, 4));
     check(le(b + 12, 4) == 0x01020304, "header: byte-order mark 0x%08" PRIx64, le(b + 12, 4));
     check(le(b + 16, 4) == 128, "header: header size %" PRIu64 " (128)", le(b + 16, 4));
     ix->p.k = (int)le(b + 20, 4);
@@ -564,8 +585,8 @@ static void load_index(index_t *ix, const char *path, const params_t *exp, doubl
             fatal = 1;
             break;
         }
-        check(xxh64(b + pn->offset, pn->size) == pn->checksum, "metadata: panel %u: filter checksum %016" PRIx64, q,
-              pn->checksum);
+        check(filter_checksum(b + pn->offset, pn->size) == pn->checksum, "metadata: panel %u: filter checksum %016" PRIx64,
+              q, pn->checksum);
         zero = 1;
         for (uint64_t j = pn->offset + pn->size; j < align64(pn->offset + pn->size) && j < ix->file_size; ++j)
             zero = zero && b[j] == 0;

@@ -181,6 +181,62 @@ static void test_every_flipped_byte_rejected(void **state)
     free(q);
 }
 
+/* Format 5: a filter array's checksum is the XXH64 of its 64 MiB pieces' XXH64s (doc/format.md),
+ * so the pieces are hashed on every thread. A 130 MiB filter (three pieces, the last short): the
+ * checksum in the file is that rule's, not one XXH64 of the whole, and a byte flipped in the
+ * first or the last piece fails the load. */
+static void test_filter_checksum_in_pieces(void **state)
+{
+    (void)state;
+    char *p = path_in_tmp("pieces.sbf");
+    sbf_params_t prm;
+    sbf_params_default(&prm);
+    sbf_index_t *idx = sbf_idx_new(&prm);
+    assert_non_null(idx);
+    const uint64_t bytes = (uint64_t)130 << 20, shards = bytes / (prm.shard_bits / 8);
+    assert_int_equal(sbf_idx_add_target(idx, "big", shards), 0);
+    assert_int_equal(sbf_target_bytes(idx, &idx->targets[0]), bytes);
+    test_seed(5);
+    for (uint64_t i = 0; i < bytes / 8; i += 97)   /* bits all over the pieces */
+        idx->targets[0].bits[i] = test_rand();
+    sbf_target_stats(idx, &idx->targets[0], 2);   /* fill, FPR and clump chance, as a build leaves them */
+    assert_int_equal(sbf_index_save(idx, p), SBF_OK);
+    sbf_index_destroy(idx);
+
+    sbf_index_t *loaded;
+    if (sbf_index_load(p, 0, &loaded) != SBF_OK)   /* verifies every checksum */
+        fail_msg("%s", sbf_last_error());
+    const sbf_panel_t *pn = &loaded->panels[0];
+    assert_int_equal(sbf_panel_bytes(loaded, pn), bytes);
+    uint64_t sums[3];
+    for (int i = 0; i < 3; ++i) {
+        const uint64_t at = (uint64_t)i << 26;
+        sums[i] = sbf_xxh64((const uint8_t *)pn->bits + at, (size_t)(bytes - at < ((uint64_t)1 << 26) ? bytes - at : (uint64_t)1 << 26), 0);
+    }
+    assert_true(pn->checksum == sbf_xxh64(sums, sizeof sums, 0));
+    assert_true(pn->checksum != sbf_xxh64(pn->bits, (size_t)bytes, 0));
+    const uint64_t offset = (uint64_t)((const uint8_t *)pn->bits - (const uint8_t *)loaded->map);
+    sbf_index_destroy(loaded);
+
+    const uint64_t where[2] = {offset + 12345, offset + bytes - 1};   /* the first piece, the last */
+    for (int i = 0; i < 2; ++i) {
+        int fd = open(p, O_RDWR);
+        assert_true(fd >= 0);
+        uint8_t byte;
+        assert_int_equal(pread(fd, &byte, 1, (off_t)where[i]), 1);
+        byte ^= 0x10;
+        assert_int_equal(pwrite(fd, &byte, 1, (off_t)where[i]), 1);
+        expect_load_error(p, SBF_E_FORMAT, "corrupt filter of target 'big' (checksum mismatch)");
+        byte ^= 0x10;   /* mended: it loads again */
+        assert_int_equal(pwrite(fd, &byte, 1, (off_t)where[i]), 1);
+        assert_int_equal(close(fd), 0);
+        assert_int_equal(sbf_index_load(p, 0, &loaded), SBF_OK);
+        sbf_index_destroy(loaded);
+    }
+    unlink(p);
+    free(p);
+}
+
 static void test_magic_and_version(void **state)
 {
     (void)state;
@@ -261,6 +317,7 @@ int main(void)
         cmocka_unit_test(test_write_path_same_bytes),
         cmocka_unit_test(test_every_truncation_rejected),
         cmocka_unit_test(test_every_flipped_byte_rejected),
+        cmocka_unit_test(test_filter_checksum_in_pieces),
         cmocka_unit_test(test_magic_and_version),
         cmocka_unit_test(test_save_failures_leave_nothing),
     };
