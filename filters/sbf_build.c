@@ -84,15 +84,6 @@ int sbf_seqbuf_extend(sbf_seqbuf_t *b, const uint8_t code[256], const uint8_t *s
     return SBF_OK;
 }
 
-void sbf_seqbuf_drop_codes(sbf_seqbuf_t *b)
-{
-    sbf_buf_free(b->codes, b->cap, b->mapped);
-    b->codes = NULL;
-    b->len = b->cap = 0;
-    b->mapped = 0;
-    b->run = 0;
-}
-
 /* A join's copy on several threads: the builder joins each file's codes into its target on one
  * thread, in order, while the files are read on the others; a human genome's 3 GB (33 files)
  * took about 2 of the 2.7 s of reading on the H200 machine, the copy and its destination's page
@@ -217,6 +208,54 @@ void sbf_run_threads(int threads, void *(*work)(void *), void *arg)
     free(tid);
 }
 
+/* Whether any bit of held is set in positions [lo, hi). */
+static int held_any(const uint64_t *held, uint64_t lo, uint64_t hi)
+{
+    if (lo >= hi)
+        return 0;
+    const uint64_t first = lo >> 6, last = (hi - 1) >> 6;
+    for (uint64_t w = first; w <= last; ++w) {
+        uint64_t bits = held[w];
+        if (w == first)
+            bits &= ~0ULL << (lo & 63);
+        if (w == last && (hi & 63))
+            bits &= (1ULL << (hi & 63)) - 1;
+        if (bits)
+            return 1;
+    }
+    return 0;
+}
+
+static inline int held_at(const uint64_t *held, uint64_t p) { return (int)((held[p >> 6] >> (p & 63)) & 1); }
+
+/* The runs of the window just scanned from codes[base] less the k-mers held leaves out: a run
+ * with held k-mers becomes the stretches of its kept ones, each a run of the same minimizer
+ * (hence the same shard), whose s-mers are those of its own k-mers only; the records of a whole
+ * run and of its stretches OR the same bits when none is held. scratch: SBF_WINDOW runs (a
+ * stretch holds a k-mer at least, so they never outnumber the window's k-mers). Nearly every
+ * window of a genome has no held k-mer and is left as it is after one look at its words. */
+static void drop_held(sbf_scan_t *sc, const uint64_t *held, uint64_t base, sbf_run_t *scratch)
+{
+    const uint32_t n = sc->n_runs;
+    if (n == 0 || !held_any(held, base + sc->runs[0].first, base + sc->runs[n - 1].first + sc->runs[n - 1].n))
+        return;
+    uint32_t m = 0;
+    for (uint32_t r = 0; r < n; ++r) {
+        const sbf_run_t run = sc->runs[r];
+        for (uint32_t j = 0; j < run.n;) {
+            while (j < run.n && held_at(held, base + run.first + j))
+                ++j;
+            const uint32_t from = j;
+            while (j < run.n && !held_at(held, base + run.first + j))
+                ++j;
+            if (j > from)
+                scratch[m++] = (sbf_run_t){run.first + from, j - from, run.minimizer};
+        }
+    }
+    memcpy(sc->runs, scratch, (size_t)m * sizeof *scratch);
+    sc->n_runs = m;
+}
+
 /* Chunks of k-mer start positions, taken in turn from a counter: big enough that the k-1 bases
  * each chunk rescans are noise, small enough that the last ones balance the threads. */
 #define CHUNK_KMERS (1u << 16)
@@ -264,6 +303,7 @@ struct insert_job_s {
     const sbf_index_t *idx;
     sbf_target_t *t;
     const uint8_t *codes;
+    const uint64_t *held;     /* k-mers left out (sbf_build_target_held), or NULL */
     uint64_t len, n_chunks;
     unsigned n_ranges, rec_words;
     uint64_t range_mult;      /* n_ranges * 2^32 / n_shards: a shard's range without a division */
@@ -399,8 +439,12 @@ static void *insert_worker(void *arg)
     writer_t *w = &job->writers[me];
     const unsigned from = (unsigned)((uint64_t)me * job->n_ranges / (unsigned)job->threads);   /* spread out */
     sbf_scan_t *sc = malloc(sizeof *sc);
-    if (!sc)
+    sbf_run_t *scratch = job->held ? malloc(SBF_WINDOW * sizeof *scratch) : NULL;
+    if (!sc || (job->held && !scratch)) {
         __atomic_store_n(&job->failed, 1, __ATOMIC_RELAXED);
+        free(sc);
+        sc = NULL;
+    }
     const uint64_t k = (uint64_t)job->idx->params.k;
     uint64_t c;
     while (sc && (c = __atomic_fetch_add(&job->next_chunk, 1, __ATOMIC_SEQ_CST)) < job->n_chunks) {
@@ -409,6 +453,8 @@ static void *insert_worker(void *arg)
         for (uint64_t p = start; p + k <= end; p += SBF_WINDOW) {
             const uint64_t wlen = end - p < SBF_WINDOW + k - 1 ? end - p : SBF_WINDOW + k - 1;
             sbf_scan_window(sc, &job->idx->params, sbf_nt4_identity, job->codes + p, (uint32_t)wlen);
+            if (job->held)
+                drop_held(sc, job->held, p, scratch);
             sbf_scanned_runs(job->idx, job->t, sc, &w->sink);
         }
         apply_queued(job, from);
@@ -425,6 +471,7 @@ static void *insert_worker(void *arg)
             w->open[r] = NULL;
         }
     __atomic_sub_fetch(&job->scanning, 1, __ATOMIC_SEQ_CST);
+    free(scratch);
     for (;;) {
         const uint64_t applied = apply_queued(job, from);
         if (__atomic_load_n(&job->next_chunk, __ATOMIC_SEQ_CST) >= job->n_chunks &&
@@ -438,14 +485,15 @@ static void *insert_worker(void *arg)
 }
 
 /* sbf_build_target on `threads` (> 1) threads; SBF_OK or an error. */
-static int build_threaded(const sbf_index_t *idx, sbf_target_t *t, const uint8_t *codes, uint64_t len,
-                          uint64_t n_chunks, int threads)
+static int build_threaded(const sbf_index_t *idx, sbf_target_t *t, const uint8_t *codes, const uint64_t *held,
+                          uint64_t len, uint64_t n_chunks, int threads)
 {
     insert_job_t job;
     memset(&job, 0, sizeof job);
     job.idx = idx;
     job.t = t;
     job.codes = codes;
+    job.held = held;
     job.len = len;
     job.n_chunks = n_chunks;
     job.threads = threads;
@@ -495,6 +543,13 @@ static int build_threaded(const sbf_index_t *idx, sbf_target_t *t, const uint8_t
 int sbf_build_target(const sbf_index_t *idx, sbf_target_t *t, const uint8_t *codes, uint64_t len,
                      int threads)
 {
+    return sbf_build_target_held(idx, t, codes, len, NULL, threads);
+}
+
+int sbf_build_target_held(const sbf_index_t *idx, sbf_target_t *t, const uint8_t *codes, uint64_t len,
+                          const sbf_held_t *hold, int threads)
+{
+    const uint64_t *held = hold && hold->bits ? hold->bits : NULL;
     const uint64_t k = (uint64_t)idx->params.k;
     const uint64_t n_chunks = len >= k ? (len - k + 1 + CHUNK_KMERS - 1) / CHUNK_KMERS : 0;
     if (threads < 1)
@@ -502,14 +557,25 @@ int sbf_build_target(const sbf_index_t *idx, sbf_target_t *t, const uint8_t *cod
     if ((uint64_t)threads > n_chunks)
         threads = n_chunks ? (int)n_chunks : 1;
     if (threads > 1) {
-        int rc = build_threaded(idx, t, codes, len, n_chunks, threads);
+        int rc = build_threaded(idx, t, codes, held, len, n_chunks, threads);
         if (rc != SBF_OK)
             return rc;
     } else {   /* one thread: straight into the filter */
         sbf_scan_t *sc = malloc(sizeof *sc);
-        if (!sc)
+        sbf_run_t *scratch = held ? malloc(SBF_WINDOW * sizeof *scratch) : NULL;
+        if (!sc || (held && !scratch)) {
+            free(sc);
             return sbf_error(SBF_E_NOMEM, "out of memory building target '%s'", t->name);
-        sbf_insert_seq(idx, t, sc, sbf_nt4_identity, codes, len);
+        }
+        if (!held)
+            sbf_insert_seq(idx, t, sc, sbf_nt4_identity, codes, len);
+        for (uint64_t p = 0; held && p + k <= len; p += SBF_WINDOW) {   /* sbf_insert_seq, less the held */
+            const uint64_t wlen = len - p < SBF_WINDOW + k - 1 ? len - p : SBF_WINDOW + k - 1;
+            sbf_scan_window(sc, &idx->params, sbf_nt4_identity, codes + p, (uint32_t)wlen);
+            drop_held(sc, held, p, scratch);
+            sbf_insert_scanned(idx, t, sc);
+        }
+        free(scratch);
         free(sc);
     }
     sbf_target_stats(idx, t, threads);

@@ -19,9 +19,6 @@ typedef struct {
 
 void sbf_seqbuf_init(sbf_seqbuf_t *b);
 void sbf_seqbuf_free(sbf_seqbuf_t *b);
-/* The codes freed, the counts (bases, k-mers) kept: a sequence no step reads again, whose
- * counts the index still records. */
-void sbf_seqbuf_drop_codes(sbf_seqbuf_t *b);
 /* Append one record (bytes mapped through `code`); k counts the valid k-mers. */
 int sbf_seqbuf_append(sbf_seqbuf_t *b, const uint8_t code[256], const uint8_t *seq, uint64_t len, int k);
 /* More bases of the last record appended (a record read in pieces: the same bytes and counts as
@@ -55,6 +52,19 @@ void sbf_run_threads(int threads, void *(*work)(void *), void *arg);
  * target's fill, predicted false-positive rate and clump chance (sbf_target_stats). */
 int sbf_build_target(const sbf_index_t *idx, sbf_target_t *t, const uint8_t *codes, uint64_t len,
                      int threads);
+
+/* K-mers left out of a build (sbf_mask_hold): bit p % 64 of bits[p / 64] is set when the k-mer
+ * starting at codes[p] is left out; bytes: the bitmap's allocation (sbf_filter_alloc). */
+typedef struct {
+    uint64_t *bits;
+    uint64_t bytes;
+} sbf_held_t;
+
+/* sbf_build_target, leaving out the k-mers `held` marks (NULL or empty: none). A k-mer's bits
+ * are its own s-mers in its own minimizer's shard, so the filter is the one built from the
+ * records of the k-mers kept (sbf_mask_apply's masked copy), without making that copy. */
+int sbf_build_target_held(const sbf_index_t *idx, sbf_target_t *t, const uint8_t *codes, uint64_t len,
+                          const sbf_held_t *held, int threads);
 /* For tests: the blocks of records queued (and not yet ORed into the filter) beyond which a
  * building thread ORs before it scans on; 0 (the default): 16 per range of shards. */
 extern unsigned sbf_build_queue_cap;

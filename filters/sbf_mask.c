@@ -430,6 +430,39 @@ static void *copy_worker(void *arg)
     return NULL;
 }
 
+/* The first pass of sbf_mask_apply and sbf_mask_hold: job (zeroed by the caller) set up and
+ * run, its held bitmap and per-chunk sizes and counts filled; SBF_OK or an error (the caller
+ * frees the job with mask_job_free). `in` holds at least k bases. */
+static int mask_job_run(mask_job_t *job, const sbf_mask_t *mask, uint64_t k, unsigned dust_min, const sbf_seqbuf_t *in,
+                        int threads, uint64_t *held_bytes)
+{
+    const uint64_t positions = in->len - k + 1;
+    *job = (mask_job_t){mask, (unsigned)k, dust_min, in->codes, in->len, (positions + SBF_MASK_CHUNK - 1) / SBF_MASK_CHUNK,
+                        NULL, NULL, NULL, NULL, NULL, 0, SBF_OK};
+    const size_t per_chunk = (size_t)job->n_chunks * sizeof(uint64_t);
+    *held_bytes = (positions + 63) / 64 * sizeof *job->held;
+    /* zeros, mapped when large (a human genome's: 390 MB, faulted 2 MiB at a time) */
+    if (!(job->held = sbf_filter_alloc(*held_bytes)) || !(job->size = malloc(per_chunk)) ||
+        !(job->kept = malloc(per_chunk)) || !(job->dropped = malloc(per_chunk)))
+        return sbf_error(SBF_E_NOMEM, "out of memory masking %llu k-mers", (unsigned long long)positions);
+    if (threads < 1)
+        threads = 1;
+    if ((uint64_t)threads > job->n_chunks)
+        threads = (int)job->n_chunks;
+    sbf_run_threads(threads, mask_worker, job);
+    if (job->status != SBF_OK)
+        return sbf_error(job->status, "out of memory in a mask thread");
+    return SBF_OK;
+}
+
+static void mask_job_free(mask_job_t *job, uint64_t held_bytes)
+{
+    sbf_filter_free(job->held, held_bytes);
+    free(job->size);
+    free(job->kept);
+    free(job->dropped);
+}
+
 int sbf_mask_apply(const sbf_mask_t *mask, int k_given, unsigned dust_min, const sbf_seqbuf_t *in, int threads,
                    sbf_seqbuf_t *out, uint64_t *left_out)
 {
@@ -437,28 +470,16 @@ int sbf_mask_apply(const sbf_mask_t *mask, int k_given, unsigned dust_min, const
     *left_out = 0;
     if (in->len < k)
         return SBF_OK;
-    const uint64_t positions = in->len - k + 1;
-    mask_job_t job = {mask, (unsigned)k, dust_min, in->codes, in->len, (positions + SBF_MASK_CHUNK - 1) / SBF_MASK_CHUNK,
-                      NULL, NULL, NULL, NULL, NULL, 0, SBF_OK};
-    const size_t per_chunk = (size_t)job.n_chunks * sizeof(uint64_t);
-    int rc = SBF_OK, out_mapped = 0;
-    uint64_t out_cap = 0;
-    const uint64_t held_bytes = (positions + 63) / 64 * sizeof *job.held;
-    /* zeros, mapped when large (a human genome's: 390 MB, faulted 2 MiB at a time) */
-    if (!(job.held = sbf_filter_alloc(held_bytes)) || !(job.size = malloc(per_chunk)) ||
-        !(job.kept = malloc(per_chunk)) || !(job.dropped = malloc(per_chunk))) {
-        rc = sbf_error(SBF_E_NOMEM, "out of memory masking %llu k-mers", (unsigned long long)positions);
+    mask_job_t job;
+    uint64_t held_bytes = 0, out_cap = 0;
+    int out_mapped = 0;
+    int rc = mask_job_run(&job, mask, k, dust_min, in, threads, &held_bytes);
+    if (rc != SBF_OK)
         goto done;
-    }
     if (threads < 1)
         threads = 1;
     if ((uint64_t)threads > job.n_chunks)
         threads = (int)job.n_chunks;
-    sbf_run_threads(threads, mask_worker, &job);
-    if (job.status != SBF_OK) {
-        rc = sbf_error(job.status, "out of memory in a mask thread");
-        goto done;
-    }
     /* sizes to offsets; the records' bytes, less the separator after the last */
     uint64_t bytes = 0, kept = 0, dropped = 0;
     for (uint64_t c = 0; c < job.n_chunks; ++c) {
@@ -486,9 +507,35 @@ int sbf_mask_apply(const sbf_mask_t *mask, int k_given, unsigned dust_min, const
     *left_out = dropped;
 done:
     sbf_buf_free(job.out, out_cap, out_mapped);
-    sbf_filter_free(job.held, held_bytes);
-    free(job.size);
-    free(job.kept);
-    free(job.dropped);
+    mask_job_free(&job, held_bytes);
     return rc;
+}
+
+int sbf_mask_hold(const sbf_mask_t *mask, int k_given, unsigned dust_min, const sbf_seqbuf_t *in, int threads,
+                  sbf_held_t *held, uint64_t *kept, uint64_t *left_out)
+{
+    const uint64_t k = (uint64_t)(mask ? mask->k : k_given);
+    *held = (sbf_held_t){NULL, 0};
+    *kept = *left_out = 0;
+    if (in->len < k)
+        return SBF_OK;
+    mask_job_t job;
+    uint64_t held_bytes = 0;
+    int rc = mask_job_run(&job, mask, k, dust_min, in, threads, &held_bytes);
+    if (rc == SBF_OK) {
+        for (uint64_t c = 0; c < job.n_chunks; ++c) {
+            *kept += job.kept[c];
+            *left_out += job.dropped[c];
+        }
+        *held = (sbf_held_t){job.held, held_bytes};
+        job.held = NULL;   /* the caller's now */
+    }
+    mask_job_free(&job, held_bytes);
+    return rc;
+}
+
+void sbf_held_free(sbf_held_t *held)
+{
+    sbf_filter_free(held->bits, held->bytes);
+    *held = (sbf_held_t){NULL, 0};
 }

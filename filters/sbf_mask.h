@@ -3,9 +3,11 @@
  * A host target masked against microbes must not hold the k-mers it shares with them, or their
  * reads are removed with the host. The mask's k-mers are held exactly when they are few (up to
  * SBF_MASK_EXACT_MAX: the long-read layer's adapters, a phiX or a plasmid), else in a filter of
- * their own (the index's parameters, SBF_MASK_BITS_PER_KMER bits per k-mer); the target's
- * sequence is then rewritten as the records of its k-mers the mask does not hold (each maximal
- * stretch of kept k-mers one record), and that sequence is what the target is built from.
+ * their own (the index's parameters, SBF_MASK_BITS_PER_KMER bits per k-mer). The k-mers left
+ * out are marked in a bitmap over the target's sequence, which a CPU build skips
+ * (sbf_mask_hold, sbf_build_target_held); or the sequence is rewritten as the records of its
+ * k-mers the mask does not hold (each maximal stretch of kept k-mers one record: sbf_mask_apply,
+ * what a GPU build with a --mask is given).
  * Building depends only on the set of k-mers (each k-mer's s-mers go into the shard of its own
  * minimizer), so both engines build the masked target from the same bytes with no change of
  * their own, and the bits are those of the target's k-mers less the mask's.
@@ -58,5 +60,13 @@ unsigned sbf_kmer_dust(const uint8_t *codes, unsigned k);
  * the k-mers kept. */
 int sbf_mask_apply(const sbf_mask_t *mask, int k, unsigned dust_min, const sbf_seqbuf_t *in, int threads,
                    sbf_seqbuf_t *out, uint64_t *left_out);
+
+/* The same k-mers left out as a bitmap over `in` instead of a masked copy (a CPU build then
+ * skips them: sbf_build_target_held): *held (empty when `in` holds no k-mer; free it with
+ * sbf_held_free), *kept the valid k-mers not held (sbf_mask_apply's out->kmers), *left_out as
+ * sbf_mask_apply's. The copy's second pass and its memory (a human genome's 3 GB) are saved. */
+int sbf_mask_hold(const sbf_mask_t *mask, int k, unsigned dust_min, const sbf_seqbuf_t *in, int threads,
+                  sbf_held_t *held, uint64_t *kept, uint64_t *left_out);
+void sbf_held_free(sbf_held_t *held);
 
 #endif

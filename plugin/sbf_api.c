@@ -453,6 +453,24 @@ static int layer_sequence(const sbf_builder_t *b, layer_build_t *L, int i, sbf_s
     return rc;
 }
 
+/* Target i's k-mers layer L leaves out, for a CPU build: a bitmap over the target's own
+ * sequence (*hold, sbf_mask_hold), which the insertion skips, and *kept, the k-mers it keeps.
+ * Its masked copy (layer_sequence) cost a second pass over the sequence and a copy of it (a
+ * human genome's 3 GB). say: as layer_sequence's. */
+static int layer_hold(const sbf_builder_t *b, layer_build_t *L, int i, sbf_held_t *hold, uint64_t *kept, int say)
+{
+    const pending_target_t *pt = &b->targets[i];
+    if (say)
+        step(b, "target '%s', k=%d: leaving out %s", pt->name, L->params.k, layer_masking(b, L, i));
+    sbf_mask_t *mine;
+    const sbf_mask_t *mask;
+    int rc = layer_mask(b, L, i, &mine, &mask);
+    if (rc == SBF_OK)
+        rc = sbf_mask_hold(mask, L->params.k, L->dust_min, &pt->seq, b->opt.threads, hold, kept, &L->masked[i]);
+    sbf_mask_free(mine);
+    return rc;
+}
+
 /* The GPU build's sequence is on the device: the masked copy may go (sbf_gpu_build_target). */
 typedef struct {
     sbf_seqbuf_t *copy;
@@ -507,9 +525,11 @@ static int build_held_on_device(const sbf_builder_t *b, layer_build_t *L, int r,
  * build frees it once the device holds it, and makes it again should the CPU take over.
  * held: seq is the target's own sequence and the GPU leaves out what the layer masks
  * (layer_held_on_device); should the CPU take over, it makes the masked copy then.
- * sample: the target's chance sample when its own sequence has gone (NULL: taken from it). */
+ * hold: on the CPU, the k-mers of seq (the target's own sequence) the layer leaves out
+ * (layer_hold), kept of them kept; NULL when seq is built whole. */
 static int layer_build_target(const sbf_builder_t *b, layer_build_t *L, int r, const sbf_seqbuf_t *seq,
-                              sbf_seqbuf_t *copy, const sbf_chance_sample_t *sample, int held)
+                              sbf_seqbuf_t *copy, int held, const sbf_held_t *hold,
+                              uint64_t kept)
 {
     sbf_index_t *idx = L->idx;
     sbf_target_t *t = &idx->targets[r];
@@ -517,8 +537,9 @@ static int layer_build_target(const sbf_builder_t *b, layer_build_t *L, int r, c
     int rc = SBF_OK;
     t->bases = pt->seq.bases;
     if (!held) {   /* a sequence counts its k-mers for the k it was read (or masked) for */
-        t->kmers = seq == &pt->seq && L->params.k != b->params.k ? sbf_seqbuf_kmers(seq, L->params.k, b->opt.threads)
-                                                                 : seq->kmers;
+        t->kmers = hold ? kept
+                   : seq == &pt->seq && L->params.k != b->params.k ? sbf_seqbuf_kmers(seq, L->params.k, b->opt.threads)
+                                                                   : seq->kmers;
         t->masked = L->masked[r];
         if (t->kmers == 0)
             return sbf_error(SBF_E_PARAM, "target '%s' has no %d-mer its masks do not hold (%llu left out)",
@@ -573,7 +594,7 @@ static int layer_build_target(const sbf_builder_t *b, layer_build_t *L, int r, c
     if (rc == SBF_OK && dev < 0) {
         step(b, "target '%s', k=%d: filter with %d thread%s", pt->name, L->params.k, b->opt.threads,
              b->opt.threads > 1 ? "s" : "");
-        rc = sbf_build_target(idx, t, seq->codes, seq->len, b->opt.threads);
+        rc = sbf_build_target_held(idx, t, seq->codes, seq->len, hold, b->opt.threads);
     }
     sbf_seqbuf_free(&made);
     if (rc == SBF_OK && dev >= 0) {   /* fill, FPR and clump chance (stored: no query passes over the filter) */
@@ -589,10 +610,8 @@ static int layer_build_target(const sbf_builder_t *b, layer_build_t *L, int r, c
     if (rc == SBF_OK && L->measure_chance) {
         step(b, "target '%s', k=%d: chance rate", pt->name, L->params.k);
         sbf_chance_sample_t own = {0};
-        if (!sample && (rc = sbf_chance_sample(pt->seq.codes, pt->seq.len, &own)) == SBF_OK)
-            sample = &own;
-        if (rc == SBF_OK)
-            rc = sbf_target_measure_chance(idx, r, sample);
+        if ((rc = sbf_chance_sample(pt->seq.codes, pt->seq.len, &own)) == SBF_OK)
+            rc = sbf_target_measure_chance(idx, r, &own);
         sbf_chance_sample_free(&own);
     }
     return rc;
@@ -604,14 +623,16 @@ static int layer_build_target(const sbf_builder_t *b, layer_build_t *L, int r, c
  * filter and its write, 1.6 s, issue 27). Its memory is the masked copy the layer would make
  * next anyway; the copy before it is freed once on the device, in the first tenths of a second,
  * while the masking's first pass (marks and sizes, no copy yet) runs. A CPU build masks beside
- * the write only (its insertion keeps every thread busy): the write is bound by the panel's
- * checksum on one thread (0.6 s for the layer's 3.06 GB on the H200). A GPU build masks on the
- * CPU only for a --mask (layer_held_on_device): DUST and the adapters it finds itself. */
+ * the write only (its insertion keeps every thread busy), into the bitmap its insertion skips
+ * (layer_hold), not a copy. A GPU build masks on the CPU only for a --mask
+ * (layer_held_on_device): DUST and the adapters it finds itself. */
 typedef struct {
     const sbf_builder_t *b;
     layer_build_t *L;
     int i, rc;
-    sbf_seqbuf_t *kept;
+    sbf_seqbuf_t *kept;        /* the masked copy; or, when hold is set, */
+    sbf_held_t *hold;          /* the bitmap of what is left out */
+    uint64_t *hold_kept;       /* and the k-mers kept */
     const sbf_seqbuf_t *use;
     char *message;   /* the thread's error message (messages are per thread) */
     pthread_t tid;
@@ -620,22 +641,28 @@ typedef struct {
 static void *next_masking_worker(void *arg)
 {
     next_masking_t *n = arg;
-    n->rc = layer_sequence(n->b, n->L, n->i, n->kept, &n->use, 0);
+    if (n->hold) {
+        n->use = &n->b->targets[n->i].seq;
+        n->rc = layer_hold(n->b, n->L, n->i, n->hold, n->hold_kept, 0);
+    } else {
+        n->rc = layer_sequence(n->b, n->L, n->i, n->kept, &n->use, 0);
+    }
     if (n->rc != SBF_OK)
         n->message = strdup(sbf_error_message());
     return NULL;
 }
 
-/* Start masking target i for layer L into *kept beside `beside` (said as a step here, on the
- * calling thread). 1 when started, 0 when the layer builds from the target's own sequence or
- * no thread could start (the caller masks it then, as ever). */
+/* Start masking target i for layer L into *kept (hold NULL) or *hold and *hold_kept beside
+ * `beside` (said as a step here, on the calling thread). 1 when started, 0 when the layer
+ * builds from the target's own sequence or no thread could start (the caller masks it then, as
+ * ever). */
 static int next_masking_start(next_masking_t *n, const sbf_builder_t *b, layer_build_t *L, int i, sbf_seqbuf_t *kept,
-                              const char *beside)
+                              sbf_held_t *hold, uint64_t *hold_kept, const char *beside)
 {
     const char *what = layer_masking(b, L, i);
     if (!what)
         return 0;
-    *n = (next_masking_t){b, L, i, SBF_OK, kept, NULL, NULL, 0};
+    *n = (next_masking_t){b, L, i, SBF_OK, kept, hold, hold_kept, NULL, NULL, 0};
     if (pthread_create(&n->tid, NULL, next_masking_worker, n) != 0)
         return 0;
     step(b, "target '%s', k=%d: leaving out %s (beside %s)", b->targets[i].name, L->params.k, what, beside);
@@ -698,54 +725,62 @@ SBF_EXPORT int sbf_builder_finish(sbf_builder_t *b, sbf_index_t **out)
     const int on_gpu = build_device(b) >= 0;
     for (int i = 0; i < b->n_targets && rc == SBF_OK; ++i) {
         /* the long-read layer first: its filter is the smaller (8 bits a k-mer against 16), so
-         * that the larger is built last, beside its masked copy alone once the target's own
-         * sequence has gone (below) and the layer's filter is in the output */
+         * that the larger is built last, once the layer's filter is in the output (and, on a GPU
+         * build with a --mask, beside its masked copy alone once the target's own sequence has
+         * gone: below) */
         layer_build_t *order[3] = {layered ? &lay : &main, layered ? &main : NULL, NULL};
-        sbf_chance_sample_t sample = {0};
-        const sbf_chance_sample_t *sampled = NULL;
         sbf_seqbuf_t kept_next;   /* the second layer's masked copy, made beside the first's build */
         sbf_seqbuf_init(&kept_next);
+        sbf_held_t hold_next = {NULL, 0};   /* or, on the CPU, what it leaves out */
+        uint64_t hold_next_kept = 0;
         next_masking_t next;
         int masking_next = 0;
         for (int l = 0; l < 2 && order[l] && rc == SBF_OK; ++l) {
             sbf_seqbuf_t kept;
             const sbf_seqbuf_t *use;
             sbf_seqbuf_init(&kept);
-            /* a GPU build finds DUST's and the adapters' k-mers itself: no masked copy */
+            /* a GPU build finds DUST's and the adapters' k-mers itself: no masked copy; a CPU
+             * build skips the k-mers a bitmap marks (layer_hold): no masked copy either */
             const int held = on_gpu && layer_held_on_device(b, order[l], i);
-            if (masking_next) {   /* made beside the layer before: its copy is this layer's */
+            const int cpu_hold = !on_gpu && layer_masking(b, order[l], i);
+            sbf_held_t hold = {NULL, 0};
+            uint64_t hold_kept = 0;
+            if (masking_next) {   /* made beside the layer before: its copy (or bitmap) is this layer's */
                 masking_next = 0;
                 rc = next_masking_join(&next, &use);
                 kept = kept_next;
                 sbf_seqbuf_init(&kept_next);
                 if (use == &kept_next)
                     use = &kept;
-            } else if (held)
+                hold = hold_next;
+                hold_kept = hold_next_kept;
+                hold_next = (sbf_held_t){NULL, 0};
+            } else if (held) {
                 use = &b->targets[i].seq;
-            else
+            } else if (cpu_hold) {
+                use = &b->targets[i].seq;
+                rc = layer_hold(b, order[l], i, &hold, &hold_kept, 1);
+            } else {
                 rc = layer_sequence(b, order[l], i, &kept, &use, 1);
+            }
             /* the next layer's masking beside this layer's work: on a GPU build beside all of
              * it (the GPU step and the write), unless the GPU masks it; on the CPU, whose threads
              * all insert, beside the write (below) */
             if (rc == SBF_OK && order[l + 1] && on_gpu && !layer_held_on_device(b, order[l + 1], i))
-                masking_next = next_masking_start(&next, b, order[l + 1], i, &kept_next, "the build");
-            /* The last layer's masked copy made, a CPU build needs the target's own sequence no
-             * more (but for the chance sample, should that layer measure it): a human host's 3 GB
-             * of codes sat beside its masked copy and both layers' filters (14.8 GB at the peak
-             * for a 9.19 GB index, issue 27). A GPU build keeps it: should the device fail once
-             * it holds the masked copy (then freed), the copy is made again from it for the CPU. */
-            if (rc == SBF_OK && use == &kept && !order[l + 1] && !on_gpu) {
-                if (order[l]->measure_chance && (rc = sbf_chance_sample(b->targets[i].seq.codes,
-                                                                        b->targets[i].seq.len, &sample)) == SBF_OK)
-                    sampled = &sample;
-                if (rc == SBF_OK)
-                    sbf_seqbuf_drop_codes(&b->targets[i].seq);
-            }
+                masking_next = next_masking_start(&next, b, order[l + 1], i, &kept_next, NULL, NULL, "the build");
+            /* Both engines keep the target's own sequence to the end: a CPU build reads it in
+             * every layer (what a layer leaves out is a bitmap beside it, not a copy; the copy let
+             * the last layer free the codes, 3 GB for a human host, which the bitmap's 390 MB now
+             * replace), and a GPU build keeps it should the device fail once it holds a masked
+             * copy (then freed): the copy is made again from it for the CPU. */
             if (rc == SBF_OK)
-                rc = layer_build_target(b, order[l], i, use, use == &kept ? &kept : NULL, sampled, held);
+                rc = layer_build_target(b, order[l], i, use, use == &kept ? &kept : NULL, held,
+                                        hold.bits ? &hold : NULL, hold_kept);
             sbf_seqbuf_free(&kept);
+            sbf_held_free(&hold);
             if (rc == SBF_OK && order[l + 1] && !on_gpu)
-                masking_next = next_masking_start(&next, b, order[l + 1], i, &kept_next, "the write");
+                masking_next = next_masking_start(&next, b, order[l + 1], i, &kept_next, &hold_next, &hold_next_kept,
+                                                  "the write");
             /* its panel finished (every member built): into the output, out of memory */
             const int q = order[l]->idx->targets[i].panel;
             if (rc == SBF_OK && ++order[l]->built[q] == order[l]->idx->panels[q].n_members) {
@@ -761,7 +796,7 @@ SBF_EXPORT int sbf_builder_finish(sbf_builder_t *b, sbf_index_t **out)
         if (masking_next)   /* an error before the next layer: its masking is not used */
             next_masking_drop(&next);
         sbf_seqbuf_free(&kept_next);
-        sbf_chance_sample_free(&sample);
+        sbf_held_free(&hold_next);
         sbf_seqbuf_free(&b->targets[i].seq);
     }
     if (rc == SBF_OK && layered) {

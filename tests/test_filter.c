@@ -1097,6 +1097,80 @@ static void test_mask_small_exact_large_filter(void **state)
     }
 }
 
+/* A CPU build that skips the k-mers a mask and DUST leave out (sbf_mask_hold, then
+ * sbf_build_target_held on the target's own codes) against the build from sbf_mask_apply's
+ * masked copy: the same kept and left-out counts and the same filter bytes, on 1, 3 and 8
+ * threads. The target: random sequence (with N runs) holding planted stretches of the mask's
+ * sequence and low-complexity repeats; the filter built without leaving anything out differs. */
+static void test_build_held_like_masked_copy(void **state)
+{
+    (void)state;
+    const sbf_params_t p = {21, 15, 15, 2, 512};
+    uint64_t x = 0x2545F4914F6CDD1Dull;
+    const uint64_t mask_len = 4000, t_len = 2500000;
+    uint8_t *m = malloc(mask_len), *t = malloc(t_len);
+    assert_non_null(m);
+    assert_non_null(t);
+    fill_random(m, mask_len, &x);
+    fill_random(t, t_len, &x);
+    for (int i = 0; i < 30; ++i) {
+        const uint64_t at = 5000 + (uint64_t)i * 80000;
+        memcpy(t + at, m + (uint64_t)i * 100, 250);                  /* the mask's k-mers */
+        for (uint64_t j = 0; j < 120; ++j)                            /* a dinucleotide repeat */
+            t[at + 1000 + j] = (uint8_t)(j & 1 ? 2 : 0);
+        memset(t + at + 3000, 4, (size_t)(i % 5));                   /* short N runs */
+    }
+    sbf_seqbuf_t mseq, tseq;
+    sbf_seqbuf_init(&mseq);
+    sbf_seqbuf_init(&tseq);
+    mseq.codes = m;
+    mseq.len = mask_len;
+    mseq.kmers = mask_len - (uint64_t)p.k + 1;
+    tseq.codes = t;
+    tseq.len = t_len;
+    sbf_mask_t *mask = NULL;
+    const sbf_seqbuf_t *seqs[1] = {&mseq};
+    assert_int_equal(sbf_mask_build(&p, seqs, 1, 2, &mask), SBF_OK);
+    sbf_seqbuf_t kept;
+    sbf_seqbuf_init(&kept);
+    uint64_t left_copy = 0, kept_held = 0, left_held = 0;
+    assert_int_equal(sbf_mask_apply(mask, p.k, 50, &tseq, 3, &kept, &left_copy), SBF_OK);
+    assert_true(left_copy >= 30 * (250 - 20) + 30 * 60);   /* the mask's and the repeats' */
+    sbf_held_t held;
+    assert_int_equal(sbf_mask_hold(mask, p.k, 50, &tseq, 3, &held, &kept_held, &left_held), SBF_OK);
+    assert_non_null(held.bits);
+    assert_int_equal(kept_held, kept.kmers);
+    assert_int_equal(left_held, left_copy);
+    const uint64_t shards = sbf_shards_for(&p, kept.kmers, 8.0);
+    sbf_index_t *ref = sbf_idx_new(&p), *all = sbf_idx_new(&p);
+    assert_non_null(ref);
+    assert_non_null(all);
+    assert_int_equal(sbf_idx_add_target(ref, "copy", shards), 0);
+    assert_int_equal(sbf_idx_add_target(all, "all", shards), 0);
+    assert_int_equal(sbf_build_target(ref, &ref->targets[0], kept.codes, kept.len, 2), SBF_OK);
+    assert_int_equal(sbf_build_target(all, &all->targets[0], t, t_len, 2), SBF_OK);
+    const size_t bytes = sbf_target_bytes(ref, &ref->targets[0]);
+    assert_true(memcmp(all->targets[0].bits, ref->targets[0].bits, bytes) != 0);
+    const int counts[3] = {1, 3, 8};
+    for (int i = 0; i < 3; ++i) {
+        sbf_index_t *h = sbf_idx_new(&p);
+        assert_non_null(h);
+        assert_int_equal(sbf_idx_add_target(h, "held", shards), 0);
+        assert_int_equal(sbf_build_target_held(h, &h->targets[0], t, t_len, &held, counts[i]), SBF_OK);
+        assert_memory_equal(h->targets[0].bits, ref->targets[0].bits, bytes);
+        assert_true(h->targets[0].fill == ref->targets[0].fill);
+        sbf_idx_free(h);
+    }
+    sbf_held_free(&held);
+    assert_null(held.bits);
+    sbf_idx_free(ref);
+    sbf_idx_free(all);
+    sbf_mask_free(mask);
+    sbf_seqbuf_free(&kept);
+    free(m);
+    free(t);
+}
+
 static void test_nt16_like_ascii(void **state)
 {
     (void)state;
@@ -1206,6 +1280,7 @@ int main(void)
         cmocka_unit_test(test_nt16_like_ascii),
         cmocka_unit_test(test_mask_records),
         cmocka_unit_test(test_mask_small_exact_large_filter),
+        cmocka_unit_test(test_build_held_like_masked_copy),
     };
     return cmocka_run_group_tests_name("filter", tests, NULL, NULL);
 }
