@@ -1003,6 +1003,17 @@ static void fill_random(uint8_t *c, uint64_t n, uint64_t *x)
     }
 }
 
+/* A random mask sequence and a random target (2-bit codes), the caller plants stretches. */
+static void random_mask_and_target(uint64_t mask_len, uint64_t t_len, uint64_t *x, uint8_t **m, uint8_t **t)
+{
+    *m = malloc(mask_len);
+    *t = malloc(t_len);
+    assert_non_null(*m);
+    assert_non_null(*t);
+    fill_random(*m, mask_len, x);
+    fill_random(*t, t_len, x);
+}
+
 static int by_u64(const void *a, const void *b)
 {
     const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -1038,11 +1049,8 @@ static void test_mask_small_exact_large_filter(void **state)
         sbf_seqbuf_t mseq, tseq;
         sbf_seqbuf_init(&mseq);
         sbf_seqbuf_init(&tseq);
-        uint8_t *m = malloc(mask_len), *t = malloc(t_len);
-        assert_non_null(m);
-        assert_non_null(t);
-        fill_random(m, mask_len, &x);
-        fill_random(t, t_len, &x);
+        uint8_t *m, *t;
+        random_mask_and_target(mask_len, t_len, &x, &m, &t);
         /* stretches of the mask in the target, every other one reverse-complemented */
         for (int i = 0; i < 40; ++i) {
             const uint64_t n = 300, from = (uint64_t)i * ((mask_len - n) / 40), at = 1000 + (uint64_t)i * 70000;
@@ -1108,11 +1116,8 @@ static void test_build_held_like_masked_copy(void **state)
     const sbf_params_t p = {21, 15, 15, 2, 512};
     uint64_t x = 0x2545F4914F6CDD1Dull;
     const uint64_t mask_len = 4000, t_len = 2500000;
-    uint8_t *m = malloc(mask_len), *t = malloc(t_len);
-    assert_non_null(m);
-    assert_non_null(t);
-    fill_random(m, mask_len, &x);
-    fill_random(t, t_len, &x);
+    uint8_t *m, *t;
+    random_mask_and_target(mask_len, t_len, &x, &m, &t);
     for (int i = 0; i < 30; ++i) {
         const uint64_t at = 5000 + (uint64_t)i * 80000;
         memcpy(t + at, m + (uint64_t)i * 100, 250);                  /* the mask's k-mers */
