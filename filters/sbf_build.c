@@ -228,12 +228,23 @@ static int held_any(const uint64_t *held, uint64_t lo, uint64_t hi)
 
 static inline int held_at(const uint64_t *held, uint64_t p) { return (int)((held[p >> 6] >> (p & 63)) & 1); }
 
+/* The 64 bits of positions p .. p + 63 (the bitmap's word of zeros after its last k-mer keeps
+ * the second load inside it). */
+static inline uint64_t held_word(const uint64_t *held, uint64_t p)
+{
+    const uint64_t w = p >> 6;
+    const unsigned o = (unsigned)(p & 63);
+    return o ? held[w] >> o | held[w + 1] << (64 - o) : held[w];
+}
+
 /* The runs of the window just scanned from codes[base] less the k-mers held leaves out: a run
  * with held k-mers becomes the stretches of its kept ones, each a run of the same minimizer
  * (hence the same shard), whose s-mers are those of its own k-mers only; the records of a whole
  * run and of its stretches OR the same bits when none is held. scratch: SBF_WINDOW runs (a
- * stretch holds a k-mer at least, so they never outnumber the window's k-mers). Nearly every
- * window of a genome has no held k-mer and is left as it is after one look at its words. */
+ * stretch holds a k-mer at least, so they never outnumber the window's k-mers). Most windows
+ * of a genome have no held k-mer and are left as they are after one look at their words; in a
+ * window with one, only the runs with one are taken k-mer by k-mer (all of them were: 4% of a
+ * VM build's samples on chr20, whose repeats put a DUST k-mer in many windows). */
 static void drop_held(sbf_scan_t *sc, const uint64_t *held, uint64_t base, sbf_run_t *scratch)
 {
     const uint32_t n = sc->n_runs;
@@ -242,6 +253,18 @@ static void drop_held(sbf_scan_t *sc, const uint64_t *held, uint64_t base, sbf_r
     uint32_t m = 0;
     for (uint32_t r = 0; r < n; ++r) {
         const sbf_run_t run = sc->runs[r];
+        if (run.n <= 64) {   /* nearly every run: its kept k-mers as one word, stretches by ctz */
+            const uint64_t all = run.n == 64 ? ~0ULL : (1ULL << run.n) - 1;
+            uint64_t keep = ~held_word(held, base + run.first) & all;
+            while (keep) {
+                const unsigned from = (unsigned)__builtin_ctzll(keep);
+                const uint64_t ones = keep >> from;   /* the stretch: its ones from bit 0 */
+                const unsigned len = ~ones ? (unsigned)__builtin_ctzll(~ones) : 64 - from;
+                scratch[m++] = (sbf_run_t){run.first + from, len, run.minimizer};
+                keep &= from + len >= 64 ? 0 : ~0ULL << (from + len);
+            }
+            continue;
+        }
         for (uint32_t j = 0; j < run.n;) {
             while (j < run.n && held_at(held, base + run.first + j))
                 ++j;

@@ -54,7 +54,8 @@ int sbf_build_target(const sbf_index_t *idx, sbf_target_t *t, const uint8_t *cod
                      int threads);
 
 /* K-mers left out of a build (sbf_mask_hold): bit p % 64 of bits[p / 64] is set when the k-mer
- * starting at codes[p] is left out; bytes: the bitmap's allocation (sbf_filter_alloc). */
+ * starting at codes[p] is left out, with a word of zeros after the last k-mer's; bytes: the
+ * bitmap's allocation (sbf_filter_alloc). */
 typedef struct {
     uint64_t *bits;
     uint64_t bytes;

@@ -440,7 +440,8 @@ static int mask_job_run(mask_job_t *job, const sbf_mask_t *mask, uint64_t k, uns
     *job = (mask_job_t){mask, (unsigned)k, dust_min, in->codes, in->len, (positions + SBF_MASK_CHUNK - 1) / SBF_MASK_CHUNK,
                         NULL, NULL, NULL, NULL, NULL, 0, SBF_OK};
     const size_t per_chunk = (size_t)job->n_chunks * sizeof(uint64_t);
-    *held_bytes = (positions + 63) / 64 * sizeof *job->held;
+    /* a word of zeros after the last: sbf_build_target_held reads 64 positions from any one */
+    *held_bytes = ((positions + 63) / 64 + 1) * sizeof *job->held;
     /* zeros, mapped when large (a human genome's: 390 MB, faulted 2 MiB at a time) */
     if (!(job->held = sbf_filter_alloc(*held_bytes)) || !(job->size = malloc(per_chunk)) ||
         !(job->kept = malloc(per_chunk)) || !(job->dropped = malloc(per_chunk)))

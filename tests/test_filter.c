@@ -1168,6 +1168,52 @@ static void test_build_held_like_masked_copy(void **state)
     }
     sbf_held_free(&held);
     assert_null(held.bits);
+
+    /* Any bitmap: every 9th position and random ones over a target with period-7 repeats
+     * (long runs of one minimizer, cut where held) against the records of its kept stretches
+     * made here, one record per maximal stretch of kept valid k-mers. */
+    for (int i = 0; i < 20; ++i)
+        for (uint64_t j = 0; j < 600; ++j)
+            t[100000 + (uint64_t)i * 120000 + j] = t[100000 + (uint64_t)i * 120000 + j % 7];
+    const uint64_t positions = t_len - (uint64_t)p.k + 1;
+    sbf_held_t any = {calloc((positions + 63) / 64 + 1, sizeof(uint64_t)), ((positions + 63) / 64 + 1) * 8};
+    assert_non_null(any.bits);
+    for (uint64_t q = 0; q < positions; ++q) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        if (q % 9 == 0 || x % 23 == 0)
+            any.bits[q >> 6] |= 1ULL << (q & 63);
+    }
+    sbf_seqbuf_t stretches;
+    sbf_seqbuf_init(&stretches);
+    for (uint64_t q = 0; q < positions;) {
+        int valid = 1;
+        for (int j = 0; j < p.k && valid; ++j)
+            valid = t[q + (uint64_t)j] < 4;
+        if (!valid || (any.bits[q >> 6] >> (q & 63) & 1)) {
+            ++q;
+            continue;
+        }
+        uint64_t e = q + 1;   /* the stretch's k-mers q .. e - 1 */
+        while (e < positions && t[e + (uint64_t)p.k - 1] < 4 && !(any.bits[e >> 6] >> (e & 63) & 1))
+            ++e;
+        assert_int_equal(sbf_seqbuf_append(&stretches, sbf_nt4_identity, t + q, e - q + (uint64_t)p.k - 1, p.k), SBF_OK);
+        q = e;
+    }
+    sbf_index_t *from_records = sbf_idx_new(&p);
+    assert_non_null(from_records);
+    assert_int_equal(sbf_idx_add_target(from_records, "records", shards), 0);
+    assert_int_equal(sbf_build_target(from_records, &from_records->targets[0], stretches.codes, stretches.len, 2), SBF_OK);
+    for (int i = 0; i < 3; ++i) {
+        sbf_index_t *h = sbf_idx_new(&p);
+        assert_non_null(h);
+        assert_int_equal(sbf_idx_add_target(h, "any", shards), 0);
+        assert_int_equal(sbf_build_target_held(h, &h->targets[0], t, t_len, &any, counts[i]), SBF_OK);
+        assert_memory_equal(h->targets[0].bits, from_records->targets[0].bits, bytes);
+        sbf_idx_free(h);
+    }
+    free(any.bits);
+    sbf_seqbuf_free(&stretches);
+    sbf_idx_free(from_records);
     sbf_idx_free(ref);
     sbf_idx_free(all);
     sbf_mask_free(mask);
