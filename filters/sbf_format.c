@@ -277,8 +277,9 @@ static int image_prepare(sbf_index_t *idx, image_t *im)
 typedef struct {
     const sbf_panel_t *pn;
     uint64_t bytes, sum;
+    int known;         /* sum is known already (a spilled panel's): no task */
     int whole;         /* one XXH64 of the array (a file of format 4 or older) */
-    uint64_t *piece;   /* else its pieces' XXH64s; NULL where the sum is known (a spilled panel) */
+    uint64_t *piece;   /* else its pieces' XXH64s (NULL where the sum is known) */
 } panel_sum_t;
 
 typedef struct {
@@ -310,22 +311,22 @@ static int panel_sums_alloc(panel_sums_t *s, int n)
 /* Panel pn (bytes of array) to be summed, or its sum already known (`known`: a spilled panel). */
 static void panel_sums_add(panel_sums_t *s, const sbf_panel_t *pn, uint64_t bytes, int whole, int known)
 {
-    s->sum[s->n++] = (panel_sum_t){pn, bytes, known ? pn->checksum : 0, whole, NULL};
+    s->sum[s->n++] = (panel_sum_t){pn, bytes, known ? pn->checksum : 0, known, whole, NULL};
 }
 
 /* The tasks of the panels added: 0, or -1 when out of memory. */
-static int panel_sums_plan(panel_sums_t *s, const int *known)
+static int panel_sums_plan(panel_sums_t *s)
 {
     size_t n = 0;
     for (int i = 0; i < s->n; ++i)
-        if (!known[i])
+        if (!s->sum[i].known)
             n += s->sum[i].whole ? 1 : sbf_checksum_pieces(s->sum[i].bytes);
     if (!(s->task = calloc(n ? n : 1, sizeof *s->task)))
         return -1;
     size_t whole = 0;
     for (int i = 0; i < s->n; ++i) {
         panel_sum_t *t = &s->sum[i];
-        if (known[i] || !t->whole)
+        if (t->known || !t->whole)
             continue;
         s->task[s->n_tasks++] = (sum_task_t){t, 0};
         ++whole;
@@ -333,7 +334,7 @@ static int panel_sums_plan(panel_sums_t *s, const int *known)
     qsort(s->task, whole, sizeof *s->task, larger_first);
     for (int i = 0; i < s->n; ++i) {
         panel_sum_t *t = &s->sum[i];
-        if (known[i] || t->whole)
+        if (t->known || t->whole)
             continue;
         const uint64_t pieces = sbf_checksum_pieces(t->bytes);
         if (!(t->piece = calloc((size_t)pieces, sizeof *t->piece)))
@@ -354,18 +355,12 @@ static int panel_sums_init(const sbf_index_t *idx, unsigned version, panel_sums_
         n += x->n_panels;
     if (panel_sums_alloc(s, n) != 0)
         return -1;
-    int *known = calloc((size_t)(n ? n : 1), sizeof *known);
-    if (!known)
-        return -1;
     for (const sbf_index_t *x = idx; x; x = x->layer)
         for (int q = 0; q < x->n_panels; ++q) {
             const sbf_panel_t *pn = &x->panels[q];
-            known[s->n] = pn->spill_map != NULL;
-            panel_sums_add(s, pn, sbf_panel_bytes(x, pn), version < 5, known[s->n]);
+            panel_sums_add(s, pn, sbf_panel_bytes(x, pn), version < 5, pn->spill_map != NULL);
         }
-    const int rc = panel_sums_plan(s, known);
-    free(known);
-    return rc;
+    return panel_sums_plan(s);
 }
 
 /* One task: a whole array's XXH64, or one piece's. */
@@ -694,11 +689,10 @@ int sbf_format_spill_panel(sbf_index_t *idx, sbf_index_t *x, int q, int threads)
     panel_sums_t sums;
     sum_copy_job_t job = {&sums, NULL, 0, 0};
     size_t cap = 0;
-    const int known = 0;
     int rc = SBF_OK;
     if (panel_sums_alloc(&sums, 1) == 0) {
         panel_sums_add(&sums, pn, bytes, 0, 0);
-        if (panel_sums_plan(&sums, &known) != 0)
+        if (panel_sums_plan(&sums) != 0)
             rc = sbf_error(SBF_E_NOMEM, "out of memory");
     } else {
         rc = sbf_error(SBF_E_NOMEM, "out of memory");
