@@ -33,7 +33,9 @@ run() {   # NAME T ARGS...: one timed run into bamio.bam; its time line appended
     { echo "bamio.sh: $name -@$t failed: $(head -n 2 "$tmp/err")" >&2; exit 1; }
   read -r wall user sys < "$tmp/time"
   echo "$wall $(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')" >> "$tmp/$name.$t"
-  grep -h 'stages' "$tmp/err" | sed "s/^/$wall /" >> "$tmp/$name.$t.stages"
+  # the stage line and, on the same line, where the CPU went (--stats' pools, reader, writer)
+  grep -q 'stages' "$tmp/err" &&
+    echo "$wall $(grep -h 'stages' "$tmp/err") | $(grep -ho 'CPU (seconds).*' "$tmp/err")" >> "$tmp/$name.$t.stages"
 }
 threads=${THREADS:-16}
 for round in $(seq "$runs"); do
