@@ -430,9 +430,9 @@ static void *copy_worker(void *arg)
     return NULL;
 }
 
-/* The first pass of sbf_mask_apply and sbf_mask_hold: job (zeroed by the caller) set up and
- * run, its held bitmap and per-chunk sizes and counts filled; SBF_OK or an error (the caller
- * frees the job with mask_job_free). `in` holds at least k bases. */
+/* The first pass of sbf_mask_apply and sbf_mask_hold: *job set up (every field) and run, its
+ * held bitmap and per-chunk sizes and counts filled; SBF_OK or an error (the caller frees the
+ * job with mask_job_free either way). `in` holds at least k bases. */
 static int mask_job_run(mask_job_t *job, const sbf_mask_t *mask, uint64_t k, unsigned dust_min, const sbf_seqbuf_t *in,
                         int threads, uint64_t *held_bytes)
 {
