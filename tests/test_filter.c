@@ -1105,6 +1105,22 @@ static void test_mask_small_exact_large_filter(void **state)
     }
 }
 
+/* t[0..len) built skipping what `held` marks, on 1, 3 and 8 threads: want's bits and fill. */
+static void expect_held_build(const sbf_params_t *p, uint64_t shards, const uint8_t *t, uint64_t len,
+                              const sbf_held_t *held, const sbf_index_t *want)
+{
+    const int counts[3] = {1, 3, 8};
+    for (int i = 0; i < 3; ++i) {
+        sbf_index_t *h = sbf_idx_new(p);
+        assert_non_null(h);
+        assert_int_equal(sbf_idx_add_target(h, "held", shards), 0);
+        assert_int_equal(sbf_build_target_held(h, &h->targets[0], t, len, held, counts[i]), SBF_OK);
+        assert_memory_equal(h->targets[0].bits, want->targets[0].bits, sbf_target_bytes(want, &want->targets[0]));
+        assert_true(h->targets[0].fill == want->targets[0].fill);
+        sbf_idx_free(h);
+    }
+}
+
 /* A CPU build that skips the k-mers a mask and DUST leave out (sbf_mask_hold, then
  * sbf_build_target_held on the target's own codes) against the build from sbf_mask_apply's
  * masked copy: the same kept and left-out counts and the same filter bytes, on 1, 3 and 8
@@ -1156,16 +1172,7 @@ static void test_build_held_like_masked_copy(void **state)
     assert_int_equal(sbf_build_target(all, &all->targets[0], t, t_len, 2), SBF_OK);
     const size_t bytes = sbf_target_bytes(ref, &ref->targets[0]);
     assert_true(memcmp(all->targets[0].bits, ref->targets[0].bits, bytes) != 0);
-    const int counts[3] = {1, 3, 8};
-    for (int i = 0; i < 3; ++i) {
-        sbf_index_t *h = sbf_idx_new(&p);
-        assert_non_null(h);
-        assert_int_equal(sbf_idx_add_target(h, "held", shards), 0);
-        assert_int_equal(sbf_build_target_held(h, &h->targets[0], t, t_len, &held, counts[i]), SBF_OK);
-        assert_memory_equal(h->targets[0].bits, ref->targets[0].bits, bytes);
-        assert_true(h->targets[0].fill == ref->targets[0].fill);
-        sbf_idx_free(h);
-    }
+    expect_held_build(&p, shards, t, t_len, &held, ref);
     sbf_held_free(&held);
     assert_null(held.bits);
 
@@ -1203,14 +1210,7 @@ static void test_build_held_like_masked_copy(void **state)
     assert_non_null(from_records);
     assert_int_equal(sbf_idx_add_target(from_records, "records", shards), 0);
     assert_int_equal(sbf_build_target(from_records, &from_records->targets[0], stretches.codes, stretches.len, 2), SBF_OK);
-    for (int i = 0; i < 3; ++i) {
-        sbf_index_t *h = sbf_idx_new(&p);
-        assert_non_null(h);
-        assert_int_equal(sbf_idx_add_target(h, "any", shards), 0);
-        assert_int_equal(sbf_build_target_held(h, &h->targets[0], t, t_len, &any, counts[i]), SBF_OK);
-        assert_memory_equal(h->targets[0].bits, from_records->targets[0].bits, bytes);
-        sbf_idx_free(h);
-    }
+    expect_held_build(&p, shards, t, t_len, &any, from_records);
     free(any.bits);
     sbf_seqbuf_free(&stretches);
     sbf_idx_free(from_records);
