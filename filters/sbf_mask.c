@@ -431,10 +431,11 @@ static void *copy_worker(void *arg)
 }
 
 /* The first pass of sbf_mask_apply and sbf_mask_hold: *job set up (every field) and run, its
- * held bitmap and per-chunk sizes and counts filled; SBF_OK or an error (the caller frees the
- * job with mask_job_free either way). `in` holds at least k bases. */
+ * held bitmap (*held_bytes of it) and per-chunk sizes and counts filled, *kept and *dropped the
+ * counts' sums, *threads cut to what a pass over the chunks can use; SBF_OK or an error (the
+ * caller frees the job with mask_job_free either way). `in` holds at least k bases. */
 static int mask_job_run(mask_job_t *job, const sbf_mask_t *mask, uint64_t k, unsigned dust_min, const sbf_seqbuf_t *in,
-                        int threads, uint64_t *held_bytes)
+                        int *threads, uint64_t *held_bytes, uint64_t *kept, uint64_t *dropped)
 {
     const uint64_t positions = in->len - k + 1;
     *job = (mask_job_t){mask, (unsigned)k, dust_min, in->codes, in->len, (positions + SBF_MASK_CHUNK - 1) / SBF_MASK_CHUNK,
@@ -446,13 +447,18 @@ static int mask_job_run(mask_job_t *job, const sbf_mask_t *mask, uint64_t k, uns
     if (!(job->held = sbf_filter_alloc(*held_bytes)) || !(job->size = malloc(per_chunk)) ||
         !(job->kept = malloc(per_chunk)) || !(job->dropped = malloc(per_chunk)))
         return sbf_error(SBF_E_NOMEM, "out of memory masking %llu k-mers", (unsigned long long)positions);
-    if (threads < 1)
-        threads = 1;
-    if ((uint64_t)threads > job->n_chunks)
-        threads = (int)job->n_chunks;
-    sbf_run_threads(threads, mask_worker, job);
+    if (*threads < 1)
+        *threads = 1;
+    if ((uint64_t)*threads > job->n_chunks)
+        *threads = (int)job->n_chunks;
+    sbf_run_threads(*threads, mask_worker, job);
     if (job->status != SBF_OK)
         return sbf_error(job->status, "out of memory in a mask thread");
+    *kept = *dropped = 0;
+    for (uint64_t c = 0; c < job->n_chunks; ++c) {
+        *kept += job->kept[c];
+        *dropped += job->dropped[c];
+    }
     return SBF_OK;
 }
 
@@ -472,23 +478,17 @@ int sbf_mask_apply(const sbf_mask_t *mask, int k_given, unsigned dust_min, const
     if (in->len < k)
         return SBF_OK;
     mask_job_t job;
-    uint64_t held_bytes = 0, out_cap = 0;
+    uint64_t held_bytes = 0, out_cap = 0, kept = 0, dropped = 0;
     int out_mapped = 0;
-    int rc = mask_job_run(&job, mask, k, dust_min, in, threads, &held_bytes);
+    int rc = mask_job_run(&job, mask, k, dust_min, in, &threads, &held_bytes, &kept, &dropped);
     if (rc != SBF_OK)
         goto done;
-    if (threads < 1)
-        threads = 1;
-    if ((uint64_t)threads > job.n_chunks)
-        threads = (int)job.n_chunks;
     /* sizes to offsets; the records' bytes, less the separator after the last */
-    uint64_t bytes = 0, kept = 0, dropped = 0;
+    uint64_t bytes = 0;
     for (uint64_t c = 0; c < job.n_chunks; ++c) {
         const uint64_t size = job.size[c];
         job.size[c] = bytes;
         bytes += size;
-        kept += job.kept[c];
-        dropped += job.dropped[c];
     }
     if (bytes > 0) {
         if ((rc = sbf_buf_reserve(&job.out, &out_cap, &out_mapped, bytes, "masked sequence")) != SBF_OK)
@@ -522,12 +522,8 @@ int sbf_mask_hold(const sbf_mask_t *mask, int k_given, unsigned dust_min, const 
         return SBF_OK;
     mask_job_t job;
     uint64_t held_bytes = 0;
-    int rc = mask_job_run(&job, mask, k, dust_min, in, threads, &held_bytes);
+    int rc = mask_job_run(&job, mask, k, dust_min, in, &threads, &held_bytes, kept, left_out);
     if (rc == SBF_OK) {
-        for (uint64_t c = 0; c < job.n_chunks; ++c) {
-            *kept += job.kept[c];
-            *left_out += job.dropped[c];
-        }
         *held = (sbf_held_t){job.held, held_bytes};
         job.held = NULL;   /* the caller's now */
     }
