@@ -392,21 +392,6 @@ static uint64_t *writer_put(sbf_run_sink_t *sink, uint64_t shard)
     return b->rec + (size_t)b->n++ * job->rec_words;
 }
 
-/* A shard about to be ORed into, fetched for writing: `prefetchw` asks for the line in the
- * exclusive state at once, where a read prefetch (GCC's __builtin_prefetch(p, 1, ...) gives
- * `prefetchnta` without -mprfchw) fetched it shared and the OR then asked for ownership again.
- * 16 threads, 1 Gbp host, 3 alternating rounds on the H100 machine: build 6.41 -> 5.54 s
- * (medians), insertion -15%; 32 records ahead was no better than `prefetchnta` (doc/PERFORMANCE.md).
- * CPUs without the instruction (Intel before Broadwell) run it as a NOP. */
-static inline void prefetch_for_write(const void *p)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __asm__ volatile("prefetchw %0" : : "m"(*(const char *)p));
-#else
-    __builtin_prefetch(p, 1, 3);
-#endif
-}
-
 /* OR one block's records into the filter, prefetching the shards of records a few ahead. */
 static void apply_block(const insert_job_t *job, const block_t *b)
 {
@@ -414,10 +399,10 @@ static void apply_block(const insert_job_t *job, const block_t *b)
     uint64_t *bits = job->t->bits;
     const uint64_t *rec = b->rec;
     for (uint32_t i = 0; i < b->n && i < ahead; ++i)
-        prefetch_for_write(bits + rec[(size_t)i * rw] * words);
+        sbf_prefetch_for_write(bits + rec[(size_t)i * rw] * words);
     for (uint32_t i = 0; i < b->n; ++i) {
         if (i + ahead < b->n)
-            prefetch_for_write(bits + rec[(size_t)(i + ahead) * rw] * words);
+            sbf_prefetch_for_write(bits + rec[(size_t)(i + ahead) * rw] * words);
         const uint64_t *m = rec + (size_t)i * rw;
         uint64_t *w = bits + m[0] * words;
         for (unsigned q = 0; q < words; ++q)
@@ -590,12 +575,11 @@ int sbf_build_target_held(const sbf_index_t *idx, sbf_target_t *t, const uint8_t
             free(sc);
             return sbf_error(SBF_E_NOMEM, "out of memory building target '%s'", t->name);
         }
-        if (!held)
-            sbf_insert_seq(idx, t, sc, sbf_nt4_identity, codes, len);
-        for (uint64_t p = 0; held && p + k <= len; p += SBF_WINDOW) {   /* sbf_insert_seq, less the held */
+        for (uint64_t p = 0; p + k <= len; p += SBF_WINDOW) {   /* sbf_insert_seq, less the held */
             const uint64_t wlen = len - p < SBF_WINDOW + k - 1 ? len - p : SBF_WINDOW + k - 1;
             sbf_scan_window(sc, &idx->params, sbf_nt4_identity, codes + p, (uint32_t)wlen);
-            drop_held(sc, held, p, scratch);
+            if (held)
+                drop_held(sc, held, p, scratch);
             sbf_insert_scanned(idx, t, sc);
         }
         free(scratch);

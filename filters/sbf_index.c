@@ -269,7 +269,7 @@ void sbf_insert_scanned(const sbf_index_t *idx, sbf_target_t *t, const sbf_scan_
 
     for (uint32_t r = 0; r < sc->n_runs; ++r) {
         shard[r] = shard_ptr(t, sc->runs[r].minimizer, words);
-        __builtin_prefetch(shard[r], 1, 0);
+        sbf_prefetch_for_write(shard[r]);
     }
     for (uint32_t r = 0; r < sc->n_runs; ++r) {
         uint64_t mask[8];
