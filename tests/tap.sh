@@ -9,10 +9,11 @@ SBF=${SBF:-$srcdir/../sbf}
 data=$srcdir/data
 work=$(mktemp -d "${TMPDIR:-/tmp}/sbf-$(basename "$0" .sh).XXXXXX") || exit 1
 # the records of indexes verified once (plugin/sbf_verified.h): a folder of the test's own,
-# beside the scratch folder (tests count the scratch folder's entries)
-XDG_CACHE_HOME=$(mktemp -d "${TMPDIR:-/tmp}/sbf-$(basename "$0" .sh)-cache.XXXXXX") || exit 1
-export XDG_CACHE_HOME
-[ -n "${KEEP:-}" ] || trap 'rm -rf "$work" "$XDG_CACHE_HOME"' EXIT
+# beside the scratch folder (tests count the scratch folder's entries); removed by its own name,
+# since a script may point XDG_CACHE_HOME elsewhere (into $work) after sourcing this
+tap_cache=$(mktemp -d "${TMPDIR:-/tmp}/sbf-$(basename "$0" .sh)-cache.XXXXXX") || exit 1
+export XDG_CACHE_HOME=$tap_cache
+[ -n "${KEEP:-}" ] || trap 'rm -rf "$work" "$tap_cache"' EXIT
 n=0
 failed=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
