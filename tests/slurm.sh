@@ -95,7 +95,7 @@ stop_cluster() {
   kill $all 2> /dev/null   # munged, and anything shutdown missed
   wait_gone 5 $all || { kill -9 $all 2> /dev/null; wait_gone 5 $all; }
 }
-trap 'stop_cluster; [ -n "${KEEP:-}" ] || rm -rf "$work" "$XDG_CACHE_HOME"' EXIT
+trap 'stop_cluster; [ -n "${KEEP:-}" ] || rm -rf "$work" "$tap_cache"' EXIT
 head -c 1024 /dev/urandom > "$C/munge.key" && chmod 400 "$C/munge.key"
 munged --force --key-file="$C/munge.key" --socket="$C/munge.sock" --pid-file="$C/munged.pid" \
   --log-file="$C/munged.log" --seed-file="$C/munged.seed" 2> "$C/munged.err" ||
