@@ -226,7 +226,7 @@ stages classify
 # takes longer over than over the records alone), from an input of the same records
 cp tagged.bam tagged_in.bam
 timed copy_tagged samtools view -@ "$T" -b -o copy.bam tagged_in.bam
-row "samtools view -@$T -b of sbf's tagged output (the same bytes out)" "$secs" "sbf's GPU run $(calc "$secs / $sbf_bam")x this" "$(samtools view -c -@ "$T" copy.bam)"
+row "samtools view -@$T -b of sbf's tagged output (the same bytes out)" "$secs" "sbf (--gpu auto) $(calc "$secs / $sbf_bam")x this" "$(samtools view -c -@ "$T" copy.bam)"
 rm -f tagged_in.bam
 gpus=$(nvidia-smi -L 2> /dev/null | grep -c '^GPU')
 if [ "$gpus" -ge 2 ]; then
