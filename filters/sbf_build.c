@@ -279,6 +279,19 @@ static void drop_held(sbf_scan_t *sc, const uint64_t *held, uint64_t base, sbf_r
     sc->n_runs = m;
 }
 
+/* The window of k-mers from codes[p] (SBF_WINDOW of them at most, none reaching past end) scanned
+ * into sc, less the k-mers held leaves out (NULL: none): sc's runs are what it adds to the filter.
+ * The one-thread and the threaded insertions both walk their stretch of codes with it. */
+static void scan_kept(sbf_scan_t *sc, const sbf_index_t *idx, const uint8_t *codes, uint64_t p, uint64_t end,
+                      const uint64_t *held, sbf_run_t *scratch)
+{
+    const uint64_t k = (uint64_t)idx->params.k;
+    const uint64_t wlen = end - p < SBF_WINDOW + k - 1 ? end - p : SBF_WINDOW + k - 1;
+    sbf_scan_window(sc, &idx->params, sbf_nt4_identity, codes + p, (uint32_t)wlen);
+    if (held)
+        drop_held(sc, held, p, scratch);
+}
+
 /* Chunks of k-mer start positions, taken in turn from a counter: big enough that the k-1 bases
  * each chunk rescans are noise, small enough that the last ones balance the threads. */
 #define CHUNK_KMERS (1u << 16)
@@ -459,10 +472,7 @@ static void *insert_worker(void *arg)
         const uint64_t start = c * CHUNK_KMERS;
         const uint64_t end = start + CHUNK_KMERS + k - 1 < job->len ? start + CHUNK_KMERS + k - 1 : job->len;
         for (uint64_t p = start; p + k <= end; p += SBF_WINDOW) {
-            const uint64_t wlen = end - p < SBF_WINDOW + k - 1 ? end - p : SBF_WINDOW + k - 1;
-            sbf_scan_window(sc, &job->idx->params, sbf_nt4_identity, job->codes + p, (uint32_t)wlen);
-            if (job->held)
-                drop_held(sc, job->held, p, scratch);
+            scan_kept(sc, job->idx, job->codes, p, end, job->held, scratch);
             sbf_scanned_runs(job->idx, job->t, sc, &w->sink);
         }
         apply_queued(job, from);
@@ -575,11 +585,8 @@ int sbf_build_target_held(const sbf_index_t *idx, sbf_target_t *t, const uint8_t
             free(sc);
             return sbf_error(SBF_E_NOMEM, "out of memory building target '%s'", t->name);
         }
-        for (uint64_t p = 0; p + k <= len; p += SBF_WINDOW) {   /* sbf_insert_seq, less the held */
-            const uint64_t wlen = len - p < SBF_WINDOW + k - 1 ? len - p : SBF_WINDOW + k - 1;
-            sbf_scan_window(sc, &idx->params, sbf_nt4_identity, codes + p, (uint32_t)wlen);
-            if (held)
-                drop_held(sc, held, p, scratch);
+        for (uint64_t p = 0; p + k <= len; p += SBF_WINDOW) {
+            scan_kept(sc, idx, codes, p, len, held, scratch);
             sbf_insert_scanned(idx, t, sc);
         }
         free(scratch);

@@ -305,17 +305,6 @@ void sbf_scanned_runs(const sbf_index_t *idx, const sbf_target_t *t, const sbf_s
     }
 }
 
-void sbf_insert_seq(const sbf_index_t *idx, sbf_target_t *t, sbf_scan_t *sc, const uint8_t code[256],
-                    const uint8_t *seq, uint64_t len)
-{
-    const uint64_t k = (uint64_t)idx->params.k;
-    for (uint64_t start = 0; start + k <= len; start += SBF_WINDOW) {
-        uint64_t wlen = len - start < SBF_WINDOW + k - 1 ? len - start : SBF_WINDOW + k - 1;
-        sbf_scan_window(sc, &idx->params, code, seq + start, (uint32_t)wlen);
-        sbf_insert_scanned(idx, t, sc);
-    }
-}
-
 /* 1 when s-mer j of a run tests present in shard w: its H bits all set. */
 static inline uint64_t smer_present(const uint64_t *w, const uint64_t *h, unsigned j, const unsigned H, unsigned log2b)
 {

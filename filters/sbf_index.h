@@ -130,10 +130,6 @@ struct sbf_run_sink_s {
  * then insert without atomic operations, each into shards of its own (sbf_build.c). */
 void sbf_scanned_runs(const sbf_index_t *idx, const sbf_target_t *t, const sbf_scan_t *sc, sbf_run_sink_t *sink);
 
-/* Insert all k-mers of seq[0..len) (bytes mapped through `code`). */
-void sbf_insert_seq(const sbf_index_t *idx, sbf_target_t *t, sbf_scan_t *sc, const uint8_t code[256],
-                    const uint8_t *seq, uint64_t len);
-
 /* Query seq[0..len): *n_kmers = valid k-mers, hits[r] = k-mers present in target r.
  * presence, if not NULL, has n_targets rows of len-k+1 bytes (row r at r*(len-k+1)): 1 where
  * the k-mer at that position is present in target r, else 0 (absent or not a valid k-mer). */
