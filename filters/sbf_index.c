@@ -260,6 +260,15 @@ static inline void run_mask(const sbf_scan_t *sc, uint32_t r, unsigned extra, un
         }
 }
 
+#if SBF_SCAN_HAVE_SIMD
+/* The insertion's masks in AVX-512 registers (sbf_probe_simd.c): 512-bit shards, every bit a
+ * field of the 32-bit hash, on the AVX-512 scan path (whose SBF_SIMD switch then covers them). */
+static int insert_avx512(unsigned words, unsigned H)
+{
+    return words == 8 && H <= 3 && sbf_scan_path() == SBF_SCAN_AVX512;
+}
+#endif
+
 void sbf_insert_scanned(const sbf_index_t *idx, sbf_target_t *t, const sbf_scan_t *sc)
 {
     const sbf_params_t *p = &idx->params;
@@ -271,6 +280,13 @@ void sbf_insert_scanned(const sbf_index_t *idx, sbf_target_t *t, const sbf_scan_
         shard[r] = shard_ptr(t, sc->runs[r].minimizer, words);
         sbf_prefetch_for_write(shard[r]);
     }
+#if SBF_SCAN_HAVE_SIMD
+    if (insert_avx512(words, H)) {   /* each mask made in a register, ORed as one line */
+        for (uint32_t r = 0; r < sc->n_runs; ++r)
+            avx512_run_or(shard[r], sc->smer_hash + sc->runs[r].first, sc->runs[r].n + extra, H);
+        return;
+    }
+#endif
     for (uint32_t r = 0; r < sc->n_runs; ++r) {
         uint64_t mask[8];
         run_mask(sc, r, extra, H, log2b, mask);   /* then one OR per word */
@@ -289,6 +305,17 @@ void sbf_scanned_runs(const sbf_index_t *idx, const sbf_target_t *t, const sbf_s
      * once, the mask's words were read back by 16-byte loads from the 8-byte ORs just stored,
      * which the CPU cannot forward (a stall per run: about a third of this function's time,
      * perf); a run later the stores have reached the cache. */
+#if SBF_SCAN_HAVE_SIMD
+    if (insert_avx512(words, H)) {   /* one 64-byte store a record: nothing to forward */
+        for (uint32_t r = 0; r < sc->n_runs; ++r) {
+            const uint64_t shard = sbf_shard_index((uint32_t)sc->runs[r].minimizer, t->n_shards);
+            uint64_t *rec = sink->put(sink, shard);
+            rec[0] = shard;
+            avx512_run_mask(sc->smer_hash + sc->runs[r].first, sc->runs[r].n + extra, H, rec + 1);
+        }
+        return;
+    }
+#endif
     uint64_t mask[2][8];
     for (uint32_t r = 0; r <= sc->n_runs; ++r) {
         if (r < sc->n_runs)

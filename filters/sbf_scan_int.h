@@ -97,6 +97,13 @@ void avx2_sbf_scan_window(sbf_scan_t *sc, const sbf_params_t *p, const uint8_t c
  * bytes. */
 uint32_t avx512_probe_run(const uint64_t *w, const uint64_t *h, uint32_t n_kmers, unsigned extra, unsigned H,
                           uint8_t *presence);
+/* run_mask() of sbf_index.c for 512-bit shards: the bits of a run's n_smers s-mers, stored to
+ * out[0..8); avx512_run_or ORs them into the shard w instead. */
+void avx512_run_mask(const uint64_t *h, uint32_t n_smers, unsigned H, uint64_t *out);
+void avx512_run_or(uint64_t *w, const uint64_t *h, uint32_t n_smers, unsigned H);
+/* The build's records of 512-bit shards (sbf_build.c: shard, then its 8 words) ORed into the
+ * filter `bits`, the shards of the records `ahead` on fetched for writing. */
+void avx512_apply_records(uint64_t *bits, const uint64_t *rec, uint32_t n, unsigned ahead);
 #else
 #define SBF_SCAN_HAVE_SIMD 0
 #endif

@@ -42,11 +42,17 @@ awk 'BEGIN { srand(7); getline h < "human.seq"; getline e < "ecoli.seq"
     q = ""; for (j = 0; j < len; ++j) q = q "I"
     printf "@r%d\n%s\n+\n%s\n", i, s, q } }' > reads.fq
 
+# a target of 7 chunks of the insertion (65,536 k-mers each): built on threads, through the
+# records of sbf_build.c (the slices above fit one chunk and go straight into the filter)
+awk 'BEGIN { srand(11); print ">rand"; for (i = 0; i < 450000; ++i) { printf "%s", substr("ACGT", int(rand() * 4) + 1, 1)
+  if (i % 80 == 79) print "" } print "" }' > rand.fa
+
 # run PATH: index, query counts and classification with SBF_SIMD=PATH, into PATH.*
 run() {
   local p=$1 ok=1
   SBF_SIMD=$p "$SBF" build -k 25 -o $p.sbf human="$data/human_slice.fa.gz" ecoli="$data/ecoli_slice.fa.gz" \
     lambda="$data/lambda.fa.gz" 2> $p.build.err || ok=0
+  SBF_SIMD=$p "$SBF" build -@ 3 -o $p.rand.sbf rand=rand.fa ecoli="$data/ecoli_slice.fa.gz" 2> $p.rand.err || ok=0
   SBF_SIMD=$p "$SBF" query -x $p.sbf reads.fq > $p.query.tsv 2> $p.query.err || ok=0
   SBF_SIMD=$p "$SBF" classify --gpu none -@ 2 --stats -x $p.sbf --json $p.json -o $p.out.fq reads.fq \
     2> $p.classify.err || ok=0
@@ -57,6 +63,7 @@ for p in "${paths[@]}"; do
   [ "$p" = scalar ] && continue
   check "$p path: build, query and classify ran" run $p
   check "$p path: the same index bytes as scalar" cmp -s scalar.sbf $p.sbf
+  check "$p path: the same index bytes as scalar, built on 3 threads" cmp -s scalar.rand.sbf $p.rand.sbf
   check "$p path: the same query counts as scalar" cmp -s scalar.query.tsv $p.query.tsv
   check "$p path: the same classified records as scalar" cmp -s scalar.out.fq $p.out.fq
 done
