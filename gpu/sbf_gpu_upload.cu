@@ -6,8 +6,9 @@
  * a 6.1 GB human index, issue 27). Here several threads each copy chunks of the mapping into
  * pinned buffers of their own (two each: one fills while the other is on the bus) and send them
  * on a stream of their own: 11.5 GB/s on the H200 machine (0.53 s) with 16 MiB chunks, 25-30 GB/s
- * on H100 machines with 4 MiB ones (UPLOAD_CHUNK). Reading the file with pread
- * instead, with 12 threads, was slower (0.74 s; doc/gpu-notes.md). Arrays below
+ * on H100 machines with 4 MiB ones alone; beside a screening run, 19-21 GB/s with 4 threads of
+ * 4 MiB and 27-30 GB/s with 8 threads of 2 MiB (INDEX_UPLOAD_CHUNK). Reading the file with
+ * pread instead, with 12 threads, was slower (0.74 s; doc/gpu-notes.md). Arrays below
  * UPLOAD_STAGED_MIN go in one cudaMemcpy: the pinned buffers cost more than they save there.
  *
  * A build's filter comes back the other way into freshly mapped memory, whose every page is
@@ -19,20 +20,21 @@
 
 #include "sbf_gpu_int.h"
 
-/* Bytes a copying thread stages at a time. Towards the device: 4 MiB (likely: a thread's two
- * pinned buffers stay in the caches between its memcpy and the bus's read of them); with 16
- * MiB the upload went no faster than its memcpy alone (bench/sbf-upload-probe, two H100
- * machines, 4 threads: 0.29-0.43 s with 16 MiB, 0.20-0.27 s with 4 MiB, 1 and 2 MiB no better,
- * 64 MiB 0.53-0.78 s; beside a FASTQ run 0.44-0.55 -> 0.25-0.31 s; doc/gpu-notes.md). The
- * build's copies back, which fault fresh pages in, keep the 16 MiB they were measured with. */
-#define UPLOAD_CHUNK ((size_t)4 << 20)
+/* Bytes a copying thread stages at a time. Towards the device: 4 MiB for a build's sequence
+ * (likely: a thread's two pinned buffers stay in the caches between its memcpy and the bus's
+ * read of them); with 16 MiB the index's upload went no faster than its memcpy alone
+ * (bench/sbf-upload-probe, two H100 machines, 4 threads: 0.29-0.43 s with 16 MiB, 0.20-0.27 s
+ * with 4 MiB, 64 MiB 0.53-0.78 s; doc/gpu-notes.md). An index's upload, which runs beside a
+ * screening run, in 2 MiB chunks on 8 threads: on an H100 machine, the 5.7 GB human filter
+ * beside the FASTQ filter run of `bench/e2e.sh HOST=big`, 2 alternating rounds, 0.27-0.30 s
+ * with 4 threads of 4 MiB -> 0.19-0.21 s, the run 1.39 and 1.27 -> 1.31 and 1.27 s (16 MiB
+ * chunks on the H200 machine had been slower on 8 and 16 threads than on 4: 0.43-0.45 and
+ * 0.61-0.66 against 0.35-0.40 s). The build's copies back, which fault fresh pages in, keep the
+ * 16 MiB they were measured with, shared by 8 threads. */
+#define INDEX_UPLOAD_CHUNK ((size_t)2 << 20)
+#define INDEX_UPLOAD_THREADS 8
+#define BUILD_UPLOAD_CHUNK ((size_t)4 << 20)
 #define DOWNLOAD_CHUNK ((size_t)16 << 20)
-/* Threads of a staged copy. An index's upload runs beside a screening run's reader,
- * parse-ahead and CPU-engine threads: with the cores busy, fewer copying threads finish sooner
- * (H200 machine, the 5.7 GB human filter uploaded beside a FASTQ run, two rounds: 4 threads
- * 0.35-0.40 s, 8 threads 0.43-0.45 s, 16 threads 0.61-0.66 s; doc/gpu-notes.md). A build's
- * copies run alone, and the filter's copy back faults its fresh pages in: shared by 8. */
-#define UPLOAD_THREADS 4
 #define BUILD_COPY_THREADS 8
 #define MAX_COPY_THREADS 8
 #define UPLOAD_STAGED_MIN ((size_t)256 << 20)
@@ -123,7 +125,7 @@ done:
 
 /* The staged copy of an array of UPLOAD_STAGED_MIN bytes or more. */
 static int copy_staged(int device, int to_device, const char *what, void *dst, const void *src, size_t bytes,
-                       int threads, const int *stop)
+                       size_t chunk, int threads, const int *stop)
 {
     upload_job_t job;
     memset(&job, 0, sizeof job);
@@ -133,7 +135,7 @@ static int copy_staged(int device, int to_device, const char *what, void *dst, c
     job.src = (const char *)src;
     job.bytes = bytes;
     job.stop = stop;
-    job.chunk = to_device ? UPLOAD_CHUNK : DOWNLOAD_CHUNK;
+    job.chunk = chunk;
     job.n_chunks = (bytes + job.chunk - 1) / job.chunk;
     job.error = cudaSuccess;
     if (pthread_mutex_init(&job.lock, NULL) != 0)
@@ -157,11 +159,11 @@ static int copy_staged(int device, int to_device, const char *what, void *dst, c
 
 /* Large arrays staged by threads, small ones in one cudaMemcpy. */
 static int copy_array(int device, int to_device, const char *what, void *dst, const void *src, size_t bytes,
-                      int threads, const int *stop)
+                      size_t chunk, int threads, const int *stop)
 {
     int rc = SBF_OK;
     if (bytes >= UPLOAD_STAGED_MIN)
-        return copy_staged(device, to_device, what, dst, src, bytes, threads, stop);
+        return copy_staged(device, to_device, what, dst, src, bytes, chunk, threads, stop);
     CUDA_TRY(cudaMemcpy(dst, src, bytes, to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost));
     return SBF_OK;
 fail:
@@ -172,15 +174,15 @@ int gpu_upload(int device, void *dst, const void *src, size_t bytes, const int *
 {
     if (stop && __atomic_load_n(stop, __ATOMIC_RELAXED))
         return sbf_error(SBF_E_IO, "the upload of the index was stopped");
-    return copy_array(device, 1, "uploading the index", dst, src, bytes, UPLOAD_THREADS, stop);
+    return copy_array(device, 1, "uploading the index", dst, src, bytes, INDEX_UPLOAD_CHUNK, INDEX_UPLOAD_THREADS, stop);
 }
 
 int gpu_copy_to_device(int device, void *dst, const void *src, size_t bytes, const char *what)
 {
-    return copy_array(device, 1, what, dst, src, bytes, BUILD_COPY_THREADS, NULL);
+    return copy_array(device, 1, what, dst, src, bytes, BUILD_UPLOAD_CHUNK, BUILD_COPY_THREADS, NULL);
 }
 
 int gpu_copy_to_host(int device, void *dst, const void *src, size_t bytes, const char *what)
 {
-    return copy_array(device, 0, what, dst, src, bytes, BUILD_COPY_THREADS, NULL);
+    return copy_array(device, 0, what, dst, src, bytes, DOWNLOAD_CHUNK, BUILD_COPY_THREADS, NULL);
 }
