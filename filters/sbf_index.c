@@ -301,10 +301,6 @@ void sbf_scanned_runs(const sbf_index_t *idx, const sbf_target_t *t, const sbf_s
     const sbf_params_t *p = &idx->params;
     const unsigned words = sbf_params_shard_words(p), log2b = sbf_params_shard_log2(p);
     const unsigned H = (unsigned)p->hashes, extra = (unsigned)(p->k - p->s);
-    /* Each run's record is written one run later, once the next run's mask is made: written at
-     * once, the mask's words were read back by 16-byte loads from the 8-byte ORs just stored,
-     * which the CPU cannot forward (a stall per run: about a third of this function's time,
-     * perf); a run later the stores have reached the cache. */
 #if SBF_SCAN_HAVE_SIMD
     if (insert_avx512(words, H)) {   /* one 64-byte store a record: nothing to forward */
         for (uint32_t r = 0; r < sc->n_runs; ++r) {
@@ -316,6 +312,10 @@ void sbf_scanned_runs(const sbf_index_t *idx, const sbf_target_t *t, const sbf_s
         return;
     }
 #endif
+    /* Each run's record is written one run later, once the next run's mask is made: written at
+     * once, the mask's words were read back by 16-byte loads from the 8-byte ORs just stored,
+     * which the CPU cannot forward (a stall per run: about a third of this function's time,
+     * perf); a run later the stores have reached the cache. */
     uint64_t mask[2][8];
     for (uint32_t r = 0; r <= sc->n_runs; ++r) {
         if (r < sc->n_runs)
