@@ -527,7 +527,7 @@ static int build_threaded(const sbf_index_t *idx, sbf_target_t *t, const uint8_t
     job.threads = threads;
     job.rec_words = 1 + sbf_params_shard_words(&idx->params);
 #if SBF_SCAN_HAVE_SIMD
-    job.vector_or = job.rec_words == 9 && sbf_scan_path() == SBF_SCAN_AVX512;
+    job.vector_or = sbf_runs_avx512(job.rec_words - 1, (unsigned)idx->params.hashes);
 #endif
     job.n_ranges = threads >= 32 ? 64u : 2u * (unsigned)threads;
     job.range_mult = ((uint64_t)job.n_ranges << 32) / t->n_shards;

@@ -260,15 +260,6 @@ static inline void run_mask(const sbf_scan_t *sc, uint32_t r, unsigned extra, un
         }
 }
 
-#if SBF_SCAN_HAVE_SIMD
-/* The insertion's masks in AVX-512 registers (sbf_probe_simd.c): 512-bit shards, every bit a
- * field of the 32-bit hash, on the AVX-512 scan path (whose SBF_SIMD switch then covers them). */
-static int insert_avx512(unsigned words, unsigned H)
-{
-    return words == 8 && H <= 3 && sbf_scan_path() == SBF_SCAN_AVX512;
-}
-#endif
-
 void sbf_insert_scanned(const sbf_index_t *idx, sbf_target_t *t, const sbf_scan_t *sc)
 {
     const sbf_params_t *p = &idx->params;
@@ -281,7 +272,7 @@ void sbf_insert_scanned(const sbf_index_t *idx, sbf_target_t *t, const sbf_scan_
         sbf_prefetch_for_write(shard[r]);
     }
 #if SBF_SCAN_HAVE_SIMD
-    if (insert_avx512(words, H)) {   /* each mask made in a register, ORed as one line */
+    if (sbf_runs_avx512(words, H)) {   /* each mask made in a register, ORed as one line */
         for (uint32_t r = 0; r < sc->n_runs; ++r)
             avx512_run_or(shard[r], sc->smer_hash + sc->runs[r].first, sc->runs[r].n + extra, H);
         return;
@@ -302,7 +293,7 @@ void sbf_scanned_runs(const sbf_index_t *idx, const sbf_target_t *t, const sbf_s
     const unsigned words = sbf_params_shard_words(p), log2b = sbf_params_shard_log2(p);
     const unsigned H = (unsigned)p->hashes, extra = (unsigned)(p->k - p->s);
 #if SBF_SCAN_HAVE_SIMD
-    if (insert_avx512(words, H)) {   /* one 64-byte store a record: nothing to forward */
+    if (sbf_runs_avx512(words, H)) {   /* one 64-byte store a record: nothing to forward */
         for (uint32_t r = 0; r < sc->n_runs; ++r) {
             const uint64_t shard = sbf_shard_index((uint32_t)sc->runs[r].minimizer, t->n_shards);
             uint64_t *rec = sink->put(sink, shard);
@@ -495,7 +486,7 @@ static void query_scanned(const sbf_index_t *idx, sbf_scan_t *sc, uint64_t start
 #if SBF_SCAN_HAVE_SIMD
     /* 512-bit shards on the AVX-512 path: eight s-mers tested at once (sbf_probe_simd.c), for
      * H <= 3, whose bits are all fields of the 32-bit hash itself (sbf_smer_bit) */
-    const int avx512 = log2b == 9 && H <= 3 && sbf_scan_path() == SBF_SCAN_AVX512;
+    const int avx512 = sbf_runs_avx512(words, H);
 #endif
     uint64_t *const *plain = __atomic_load_n(&idx->plain, __ATOMIC_ACQUIRE);
     for (int q = only < 0 ? 0 : only; q < (only < 0 ? idx->n_panels : only + 1); ++q) {
