@@ -214,6 +214,7 @@ void pipeline_stats(const pipeline_t *p, pipeline_stats_t *st)
 {
     memset(st, 0, sizeof *st);
     st->slots = p->o.gpu_copies;
+    st->workers = p->n_workers;
     memcpy(st->busy, p->busy, sizeof st->busy);
     st->wait_submit = p->wait_submit;
     st->wall = sbf_now() - p->t0;

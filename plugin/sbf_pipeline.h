@@ -35,6 +35,7 @@ typedef struct {
 
 typedef struct {
     int slots;                      /* GPU copies (0: CPU) */
+    int workers;                    /* the worker threads, of every slot */
     double busy[17];                /* seconds in which at least one worker of the copy was in
                                      * `work`; busy[0] for the CPU engine */
     double wait_submit;             /* seconds submit() waited for room */

@@ -79,6 +79,7 @@ typedef struct {
     size_t *enc_records;
     bam1_t *scratch;          /* FASTA/FASTQ records converted for BAM output */
     uint64_t frags_out, reads_out, bases_out;
+    double t_query, t_engine; /* worker seconds: query_job, and of it the engine's calls */
     double t_score, t_encode; /* worker seconds */
     size_t cap_reads;
     int32_t *cat;             /* per fragment: target, SBF_CAT_MULTI or SBF_CAT_NONE/NO_KMER */
@@ -125,7 +126,7 @@ typedef struct {
     char err[1024];
     int failed;
     /* stage timings (--stats) */
-    double t_read, t_score, t_encode, t_write, t_wait_write;
+    double t_read, t_query, t_engine, t_score, t_encode, t_write, t_wait_write;
     double t_load, t_upload;  /* opening: the indexes loaded, then put on the GPUs (--stats) */
     int upload_state;         /* at the end: 0 every index on the GPUs, 1 still uploading, < 0 failed */
     uint64_t reads_on_cpu;    /* of a GPU run: reads the CPU engine answered during the upload */

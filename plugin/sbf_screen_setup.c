@@ -406,9 +406,14 @@ void screen_print_stats(const screen_t *s, FILE *fp)
         fprintf(fp, "CPU engine %.2f (busy %.0f%%)", e->busy[0], 100 * e->busy[0] / wall);
     for (int i = 0; i < n; ++i)
         fprintf(fp, "%sGPU %d %.2f (busy %.0f%%)", i ? ", " : "", dev[i], e->busy[i], 100 * e->busy[i] / wall);
-    fprintf(fp, ", waiting for the engine %.2f, scoring %.2f and encoding %.2f (worker seconds), writing %.2f "
-            "(CPU %.2f; writer idle %.2f); wall %.2f; peak RSS %.1f MiB\n", e->wait_submit, s->t_score, s->t_encode,
-            s->t_write, s->cpu_write, s->t_wait_write, s->sum.seconds, peak_kib / 1024.0);
+    /* the workers' seconds by step: a slot's busy share says only that one of its workers was
+     * querying, these say what the workers spent, so that the sum over wall times the workers
+     * shows whether they are the limit */
+    fprintf(fp, ", waiting for the engine %.2f, queries %.2f (in the engine %.2f, masking and the rest %.2f), "
+            "scoring %.2f and encoding %.2f (seconds of %d worker%s), writing %.2f (CPU %.2f; writer idle %.2f); "
+            "wall %.2f; peak RSS %.1f MiB\n", e->wait_submit, s->t_query, s->t_engine, s->t_query - s->t_engine,
+            s->t_score, s->t_encode, e->workers, e->workers == 1 ? "" : "s", s->t_write, s->cpu_write,
+            s->t_wait_write, s->sum.seconds, peak_kib / 1024.0);
     if (s->n_kept == s->n_idx)
         fprintf(fp, "sbf %s: opening (seconds): %d index%s %.2f (opened for an earlier sample)", s->o->cmd, s->n_idx,
                 s->n_idx > 1 ? "es" : "", s->t_load);

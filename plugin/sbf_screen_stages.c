@@ -152,17 +152,19 @@ static int category_slot(const screen_t *s, int cat)
 
 /* Query the units of set l (text units, then SAM units) on one index (or its layer): kmers and
  * Rx hits per unit. */
-static int query_units(const screen_t *s, const sbf_index_t *idx, int slot, const job_t *j, int l, uint32_t *kmers,
+static int query_units(const screen_t *s, const sbf_index_t *idx, int slot, job_t *j, int l, uint32_t *kmers,
                        uint32_t *uhits, int Rx)
 {
     const sbf_units_t *ut = &j->units_text[l], *us = &j->units_sam[l];
     const size_t T = ut->n_units, S = us->n_units;
     const int threads = s->query_threads;
     int rc = SBF_OK;
+    const double t0 = sbf_now();
     if (T)
         rc = sbf_engine_query(idx, slot, T, ut->seqs, NULL, ut->lens, kmers, uhits, threads);
     if (rc == SBF_OK && S)
         rc = sbf_engine_query(idx, slot, S, NULL, us->packed, us->lens, kmers + T, uhits + T * (size_t)Rx, threads);
+    j->t_engine += sbf_now() - t0;
     return rc;
 }
 
@@ -252,10 +254,13 @@ int screen_work_job(void *ctx, void *item, int slot)
 {
     screen_t *s = ctx;
     job_t *j = item;
+    double tq = sbf_now();
+    j->t_engine = 0;
     pipeline_busy(s->engine, slot, 1);
     int rc = query_job(s, j, slot);
     pipeline_busy(s->engine, slot, 0);
     double t0 = sbf_now();
+    j->t_query = t0 - tq;
     if (rc == SBF_OK)
         rc = score_job(s, j);
     double t1 = sbf_now();
@@ -422,6 +427,8 @@ int screen_deliver_job(void *ctx, void *item)
     screen_t *s = ctx;
     job_t *j = item;
     merge_counts(s, j);
+    s->t_query += j->t_query;
+    s->t_engine += j->t_engine;
     s->t_score += j->t_score;
     s->t_encode += j->t_encode;
     if (sbf_queue_push(&s->write_q, item) < 0)

@@ -184,7 +184,7 @@ check "categorize: two files without -e are refused" grep -q "two inputs are mat
 
 # ---- --stats: stage timings, then the limiting stage in words ---------------------------------------
 "$SBF" classify -x idx.sbf --gpu none --stats -o st.bam in2.bam 2> st.err
-check "--stats: stage timings with the engine's busy share" grep -q "^sbf classify: stages (seconds): reading [0-9.]* (CPU [0-9.]*), CPU engine [0-9.]* (busy [0-9]*%), waiting for the engine.*writing [0-9.]* (CPU [0-9.]*; writer idle" st.err
+check "--stats: stage timings with the engine's busy share" grep -q "^sbf classify: stages (seconds): reading [0-9.]* (CPU [0-9.]*), CPU engine [0-9.]* (busy [0-9]*%), waiting for the engine [0-9.]*, queries [0-9.]* (in the engine [0-9.]*, masking and the rest -\{0,1\}[0-9.]*), scoring [0-9.]* and encoding [0-9.]* (seconds of [1-9][0-9]* workers\{0,1\}), writing [0-9.]* (CPU [0-9.]*; writer idle" st.err
 check "--stats: the limiting stage named, with a remedy" grep -Eq "^sbf classify: limit: (reading|the engine|writing) \(busy [0-9]+% of the run\); " st.err
 # the pools' threads found by their names: -@ 8 starts 8 output threads and 8/2 input threads
 "$SBF" classify -x idx.sbf --gpu none -@ 8 --stats -o st8.bam in2.bam 2> st8.err
