@@ -136,7 +136,8 @@ void screen_usage_common(FILE *fp)
             "      --gpu-mem-limit SIZE  use the GPU only if the index and batches fit in SIZE\n"
             "      --progress, --no-progress  a progress line on stderr [when stderr is a terminal]\n"
             "      --stats          where the time went (reading, GPU busy share, waiting for the\n"
-            "                          engine, writing) and peak memory, on stderr\n"
+            "                          engine, the engine workers' seconds, writing) and peak\n"
+            "                          memory, on stderr\n"
             "  -h, --help           this help\n",
             SBF_DEFAULT_MIN_SCORE, SBF_DEFAULT_MIN_HITS, SBF_DEFAULT_MARGIN, SBF_LOWCOMP_MAX_PERIOD,
             SBF_DEFAULT_MASK_LOWCOMP, DEFAULT_CPU_BATCH_BASES >> 20,
