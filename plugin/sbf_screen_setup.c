@@ -457,10 +457,12 @@ void screen_print_stats(const screen_t *s, FILE *fp)
     fprintf(fp, "sbf %s: input: %lld of %llu records parsed in place (FASTQ, BAM), %lld of them by the read-ahead; "
             "read-ahead busy %.2f thread-s, reader waited %.2f s\n", s->o->cmd, s->in_place,
             (unsigned long long)(s->sum.reads_in + s->sum.extras), s->in_place_ahead, s->t_fill, s->t_fill_wait);
-    /* The verdict in words: the stage busy for the largest share of the run, and what helps. */
-    double engine = 0;
-    for (int i = 0; i < (n ? n : 1); ++i)
-        engine = e->busy[i] > engine ? e->busy[i] : engine;
+    /* The verdict in words: the stage busy for the largest share of the run, and what helps.
+     * The engine's share is its workers' occupancy (their seconds over workers x wall), not a
+     * slot's busy share: one of a GPU slot's 4 workers querying made the slot 77% busy in a
+     * FASTQ run whose workers were 63% occupied and whose reader was the limit (H100 machine,
+     * doc/PERFORMANCE.md, "What the 5a2a3fa column measured"). */
+    const double engine = (s->t_query + s->t_score + s->t_encode) / (e->workers > 0 ? e->workers : 1);
     const double share[3] = {s->t_read / wall, engine / wall, s->o->mode == SCREEN_COUNT ? 0 : s->t_write / wall};
     int top = share[1] > share[0] ? 1 : 0;
     top = share[2] > share[top] ? 2 : top;
