@@ -108,6 +108,7 @@ typedef struct {
     sbf_queue_t free_q, class_q, write_q;
     pipeline_t *engine;
     int encode;               /* every output takes encoded records (sbf_writer_can_encode) */
+    int compressed_out;       /* an output is compressed (BAM, CRAM, BGZF): --stats' remedy */
     uint64_t batch_bases;     /* -K, or the engine's default */
     long long in_place;       /* records the readers parsed in place (--stats) */
     long long in_place_ahead; /* of those, records the read-ahead threads parsed */

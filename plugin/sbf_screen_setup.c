@@ -236,6 +236,7 @@ static int open_output(screen_t *s, const char *path, sbf_reader_t *in, int slot
                            .tags = o->tags};
     if (output_spec(s, path, in, &wo.spec) < 0)
         return -1;
+    s->compressed_out |= wo.spec.compress || wo.spec.fmt == SBF_OUT_BAM || wo.spec.fmt == SBF_OUT_CRAM;
     if (sbf_writer_open(path, &wo, &s->outs[slot]) != SBF_OK) {
         cli_error(o->cmd, "%s", sbf_error_message());
         return -1;
@@ -471,6 +472,7 @@ void screen_print_stats(const screen_t *s, FILE *fp)
                                   "is one stream (bgzip it)"
                      : top == 1 ? (n ? "the GPU: --gpu all spreads batches over every GPU"
                                      : "the CPU engine: more -@ threads, or a GPU")
-                                : "output compression: more -@ threads, or a lower level (-O bam,level=1)";
+                     : s->compressed_out ? "output compression: more -@ threads, or a lower level (-O bam,level=1)"
+                                         : "writing plain text: faster storage, or a compressed format on more -@ threads";
     fprintf(fp, "sbf %s: limit: %s (busy %.0f%% of the run); %s\n", s->o->cmd, what[top], 100 * share[top], help);
 }
