@@ -70,6 +70,7 @@ timed() {
         { time "$@" 2> "$label.err"; } 2> "$label.time" ||
             { echo "e2e: $label failed: $(tail -n 3 "$label.err")"; secs=NaN cpu=NaN; return 1; }
         read -r wall user sys < "$label.time"
+        last_wall=$wall
         all+=("$wall")
         cpus+=("$(calc "$user + $sys")")
     done
@@ -155,7 +156,15 @@ fi
 [ "${ONLY_DATA:-0}" = 1 ] && { echo "e2e: workload ready in $work"; exit 0; }
 echo "# $P pairs 2x150, $H% from human chr20, the rest E. coli; $(ls -l r1.fq r2.fq | awk '{ s += $5 } END { printf "FASTQ %.2f GB", s / 1e9 }'); index: ${refs[*]%%=*} ($host_desc); $T threads; medians of $runs"
 nvidia-smi --query-gpu=name --format=csv,noheader
-stages() { grep -hE "stages|opening|input:" "$1.err" | sed "s/^/# /"; }
+# the last run's --stats lines, and its time outside them: the process's wall time less the
+# run's own (what the start before the run and the exit after it cost: a GPU run's CUDA
+# driver and context, doc/PERFORMANCE.md)
+stages() {
+    grep -hE "stages|opening|input:" "$1.err" | sed "s/^/# /"
+    local own
+    own=$(grep -o '; wall [0-9.]*' "$1.err" | grep -o '[0-9.]*$' | tail -n 1)
+    [ -n "$own" ] && echo "# $1: the last run's process $last_wall s, its --stats wall $own s: $(calc "$last_wall - $own") s outside it"
+}
 
 # ---- HOST=big: the index built on both engines, and opened ----
 if [ "$idx" != idx.sbf ]; then

@@ -98,7 +98,9 @@ static int load_run(run_t *r)
     }
     if (screen_setup_categories(s) < 0 || screen_setup_selection(s) < 0 || summary_alloc(&s->sum, s->R) < 0)
         return -1;
+    const double t_gpus = sbf_now();
     r->n_gpus = cli_gpu_resolve(o->cmd, &o->gpus, r->dev);
+    s->t_gpus = o->gpus.mode != SBF_GPU_NONE ? sbf_now() - t_gpus : -1;
     s->batch_bases = o->batch_bases ? o->batch_bases : r->n_gpus > 0 ? DEFAULT_GPU_BATCH_BASES : DEFAULT_CPU_BATCH_BASES;
     if (r->n_gpus > 0 && o->gpu_mem_limit && screen_gpu_bytes_needed(s) > o->gpu_mem_limit) {
         char need[32], limit[32];

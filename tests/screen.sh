@@ -186,6 +186,10 @@ check "categorize: two files without -e are refused" grep -q "two inputs are mat
 "$SBF" classify -x idx.sbf --gpu none --stats -o st.bam in2.bam 2> st.err
 check "--stats: stage timings with the engine's busy share" grep -q "^sbf classify: stages (seconds): reading [0-9.]* (CPU [0-9.]*), CPU engine [0-9.]* (busy [0-9]*%), waiting for the engine [0-9.]*, queries [0-9.]* (in the engine [0-9.]*, masking and the rest -\{0,1\}[0-9.]*), scoring [0-9.]* and encoding [0-9.]* (seconds of [1-9][0-9]* workers\{0,1\}), writing [0-9.]* (CPU [0-9.]*; writer idle" st.err
 check "--stats: the limiting stage named, with a remedy" grep -Eq "^sbf classify: limit: (reading|the engine|writing) \(busy [0-9]+% of the run\); " st.err
+# the CUDA driver's start, which a GPU run waits for before its reader starts: said unless --gpu none
+check "--stats: --gpu none counts no GPUs" test -s st.err -a "$(grep -c "GPUs counted" st.err)" = 0
+"$SBF" classify -x idx.sbf --stats -o st_auto.bam in2.bam 2> st_auto.err
+check "--stats: the GPUs' count timed when a GPU may be used" grep -q "^sbf classify: opening (seconds): 1 index [0-9.]* (filters verified: [0-9] now, [0-9] by an earlier run), GPUs counted in [0-9.]*" st_auto.err
 # the pools' threads found by their names: -@ 8 starts 8 output threads and 8/2 input threads
 "$SBF" classify -x idx.sbf --gpu none -@ 8 --stats -o st8.bam in2.bam 2> st8.err
 check "--stats: CPU seconds of each pool, its threads counted" grep -Eq "^sbf classify: CPU \(seconds\): [0-9.]+ in all; output pool [0-9.]+ \(8 threads\), input pool [0-9.]+ \(4 threads\), reader [0-9.]+, writer [0-9.]+, the rest" st8.err
