@@ -140,7 +140,7 @@ int sbf_reader_open(const char *path, const sbf_reader_opt_t *opt, sbf_reader_t 
             rc = sbf_error(SBF_E_THREAD, "%s: cannot start decompression threads", path);
             goto fail;
         }
-        if ((rc = sbf_source_open(rd->in.bgzf, path, &rd->in.src)) != SBF_OK)
+        if ((rc = sbf_source_open(rd->in.bgzf, path, opt && opt->parallel_gzip ? pool : NULL, &rd->in.src)) != SBF_OK)
             goto fail;
         if (!(rd->kseq = sbf_fastx_init(guarded_read, &rd->in))) {
             rc = sbf_error(SBF_E_NOMEM, "out of memory opening %s", path);
@@ -225,8 +225,9 @@ static void swap_kstring(kstring_t *a, kstring_t *b)
  * both parsers). */
 static int read_failed(const sbf_reader_t *rd)
 {
-    return sbf_error(SBF_E_FORMAT, "%s: read error or truncated compressed data after %lld records", rd->path,
-                     rd->n_records);
+    const char *why = sbf_reader_why(rd);
+    return sbf_error(SBF_E_FORMAT, "%s: read error or truncated compressed data after %lld records%s%s%s", rd->path,
+                     rd->n_records, why ? " (" : "", why ? why : "", why ? ")" : "");
 }
 
 /* A record slot about to take buffers of its own: what pointed into a block is let go (the
@@ -796,7 +797,9 @@ ssize_t sbf_reader_raw(sbf_reader_t *rd, void *buf, size_t len)
     ssize_t n = sbf_source_read(rd->in.src, buf, len);
     if (n < 0) {
         rd->in.failed = 1;
-        return sbf_error(SBF_E_FORMAT, "%s: read error or truncated compressed data", rd->path);
+        const char *why = sbf_reader_why(rd);
+        return sbf_error(SBF_E_FORMAT, "%s: read error or truncated compressed data%s%s%s", rd->path, why ? " (" : "",
+                         why ? why : "", why ? ")" : "");
     }
     return n;
 }
@@ -811,6 +814,8 @@ int sbf_reader_seq_sink(sbf_reader_t *rd, int (*fn)(void *arg, const char *s, si
 }
 
 const char *sbf_reader_format(const sbf_reader_t *rd) { return rd->format; }
+const char *sbf_reader_decoder(const sbf_reader_t *rd) { return rd->in.src ? sbf_source_decoder(rd->in.src) : "htslib"; }
+const char *sbf_reader_why(const sbf_reader_t *rd) { return rd->in.src ? sbf_source_why(rd->in.src) : NULL; }
 int sbf_reader_is_sam(const sbf_reader_t *rd) { return rd->sam; }
 int sbf_reader_compressed(const sbf_reader_t *rd) { return rd->in.bgzf && rd->in.bgzf->is_compressed; }
 sam_hdr_t *sbf_reader_header(const sbf_reader_t *rd) { return rd->hdr; }

@@ -58,6 +58,9 @@ typedef struct {
                                * the caller pins them (sbf_reader_pin) to keep them valid */
     size_t block_size;        /* in_place: bytes read at once (0: 8 MiB); what a reader holds is a
                                * few blocks beyond what the records in use need */
+    int parallel_gzip;        /* a large plain gzip file (not BGZF) inflated on the pool's threads
+                               * (bam/sbf_pgzip.h), not on one: about 4x the CPU seconds of ISA-L,
+                               * for callers whose threads would idle while one inflates */
 } sbf_reader_opt_t;
 
 /* Open path. Returns 0 or a negative status (message in sbf_error_message()). */
@@ -73,6 +76,11 @@ ssize_t sbf_reader_raw(sbf_reader_t *rd, void *buf, size_t len);
 int sbf_reader_seq_sink(sbf_reader_t *rd, int (*fn)(void *arg, const char *s, size_t n), void *arg);
 /* "FASTA", "FASTQ", "SAM", "BAM", "CRAM" or "empty". */
 const char *sbf_reader_format(const sbf_reader_t *rd);
+/* How a FASTA/FASTQ file's bytes are decompressed (sbf_source_decoder()); "htslib" for the
+ * SAM family. */
+const char *sbf_reader_decoder(const sbf_reader_t *rd);
+/* After a read error: what failed, when the decompressor says (NULL otherwise). */
+const char *sbf_reader_why(const sbf_reader_t *rd);
 /* 1 when the input is SAM, BAM or CRAM (then sbf_reader_header() is its header). */
 int sbf_reader_is_sam(const sbf_reader_t *rd);
 /* 1 when the input was gzip or BGZF compressed (FASTA/FASTQ) */

@@ -25,7 +25,7 @@ int sbf_seqfile_open(const char *path, int threads, sbf_seqfile_t **out)
         }
         f->pool.qsize = 2 * threads;
     }
-    sbf_reader_opt_t opt = {.pool = &f->pool, .reference = NULL};
+    sbf_reader_opt_t opt = {.pool = &f->pool, .reference = NULL, .parallel_gzip = 1};
     int rc = sbf_reader_open(path, &opt, &f->rd);
     if (rc != SBF_OK) {
         sbf_seqfile_close(f);
@@ -56,6 +56,7 @@ int sbf_seqfile_seq_sink(sbf_seqfile_t *f, int (*fn)(void *arg, const char *s, s
 }
 
 const char *sbf_seqfile_format(const sbf_seqfile_t *f) { return sbf_reader_format(f->rd); }
+const char *sbf_seqfile_why(const sbf_seqfile_t *f) { return sbf_reader_why(f->rd); }
 
 ssize_t sbf_seqfile_raw(sbf_seqfile_t *f, void *buf, size_t len) { return sbf_reader_raw(f->rd, buf, len); }
 

@@ -1,11 +1,13 @@
 /* sbf_source.c -- see sbf_source.h. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <htslib/hfile.h>
 
 #include "../config.h"
 #include "../filters/sbf_error.h"
+#include "sbf_pgzip.h"
 #include "sbf_source.h"
 
 #ifdef HAVE_ISAL
@@ -80,17 +82,35 @@ static ssize_t gz_read(gz_t *g, unsigned char *out, size_t len)
 
 struct sbf_source_s {
     BGZF *fp;
+    sbf_pgzip_t *pgz;
 #ifdef HAVE_ISAL
     gz_t *gz;
 #endif
 };
 
-int sbf_source_open(BGZF *fp, const char *path, sbf_source_t **out)
+/* A plain gzip file worth inflating on the pool's threads (sbf_pgzip.h). */
+static int parallel_gzip(const BGZF *fp, const char *path, const htsThreadPool *pool)
+{
+    struct stat st;
+    return fp->is_compressed && fp->is_gzip && pool && pool->pool && hts_tpool_size(pool->pool) >= 2 &&
+           strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= SBF_PGZIP_MIN_BYTES;
+}
+
+int sbf_source_open(BGZF *fp, const char *path, htsThreadPool *pool, sbf_source_t **out)
 {
     sbf_source_t *s = calloc(1, sizeof *s);
     if (!s)
         return sbf_error(SBF_E_NOMEM, "out of memory opening %s", path);
     s->fp = fp;
+    if (parallel_gzip(fp, path, pool)) {
+        int rc = sbf_pgzip_open(path, pool, &s->pgz);
+        if (rc != SBF_OK) {
+            free(s);
+            return rc;
+        }
+        *out = s;
+        return SBF_OK;
+    }
 #ifdef HAVE_ISAL
     /* plain gzip (not BGZF): htslib has not read from it yet, so its hFILE is at the start */
     if (fp->is_compressed && fp->is_gzip && !(s->gz = gz_open(fp->fp))) {
@@ -104,6 +124,8 @@ int sbf_source_open(BGZF *fp, const char *path, sbf_source_t **out)
 
 ssize_t sbf_source_read(sbf_source_t *s, void *buf, size_t len)
 {
+    if (s->pgz)
+        return sbf_pgzip_read(s->pgz, buf, len);
 #ifdef HAVE_ISAL
     if (s->gz)
         return gz_read(s->gz, buf, len);
@@ -115,8 +137,12 @@ ssize_t sbf_source_read(sbf_source_t *s, void *buf, size_t len)
     return n < 0 ? -1 : n;
 }
 
+const char *sbf_source_why(const sbf_source_t *s) { return s->pgz ? sbf_pgzip_why(s->pgz) : NULL; }
+
 const char *sbf_source_decoder(const sbf_source_t *s)
 {
+    if (s->pgz)
+        return "gzip (parallel)";
 #ifdef HAVE_ISAL
     if (s->gz)
         return "gzip (ISA-L)";
@@ -128,6 +154,7 @@ void sbf_source_close(sbf_source_t *s)
 {
     if (!s)
         return;
+    sbf_pgzip_close(s->pgz);
 #ifdef HAVE_ISAL
     gz_close(s->gz);
 #endif

@@ -109,6 +109,7 @@ static int load_run(run_t *r)
                 cli_bytes(o->gpu_mem_limit, limit, sizeof limit));
         r->n_gpus = 0;
     }
+    s->on_gpus = r->n_gpus > 0;
     return 0;
 }
 

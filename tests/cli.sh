@@ -101,6 +101,21 @@ run "build from gzip" 0 bash -c "gzip -c phage_a.fa > phage_a.fa.gz && '$SBF' bu
   run "info of gzip build" 0 "$SBF" info --json idx3.sbf &&
   if grep -q '"name": "phage_a", "sources": \["phage_a.fa.gz"\], "bases": 4500, "kmers": 4360' out; then
     ok "gzip input: same target name, bases and k-mers"; else not_ok "gzip input" "$(cat out)"; fi
+# a plain gzip file of 8 MiB or more is inflated on the build's threads (bam/sbf_pgzip.c;
+# tests/test_pgzip checks the bytes): the index of -@ 4 is -@ 1's (one ISA-L stream), and a
+# damaged copy fails on both, the parallel decoder saying what it found
+head -c 32000000 /dev/urandom | tr '\000-\377' "$(printf 'ACGT%.0s' $(seq 64))" | fold -w 70 |
+  { echo '>rand'; cat; } | gzip -1 > rand.fa.gz
+run "build from a large gzip file on 4 threads" 0 "$SBF" build "${P[@]}" -@ 4 -o rand4.sbf rand.fa.gz &&
+  run "the same on 1 thread" 0 "$SBF" build "${P[@]}" -@ 1 -o rand1.sbf rand.fa.gz &&
+  same "a large gzip file: -@ 4 builds the same bytes as -@ 1" rand4.sbf rand1.sbf
+cp rand.fa.gz bad.fa.gz && printf '\377' | dd of=bad.fa.gz bs=1 seek=5000000 conv=notrunc 2> /dev/null
+check_error_prefix "a damaged large gzip file on 4 threads: what the decoder found" 1 \
+  "sbf build: bad.fa.gz: read error or truncated compressed data after 0 records (" "$SBF" build -@ 4 -o bad.sbf bad.fa.gz
+check_error "the same on 1 thread" 1 "sbf build: bad.fa.gz: read error or truncated compressed data after 0 records" \
+  "$SBF" build -@ 1 -o bad.sbf bad.fa.gz
+if [ ! -e bad.sbf ]; then ok "a damaged gzip file leaves no index"; else not_ok "a damaged gzip file left bad.sbf"; fi
+rm -f rand.fa.gz bad.fa.gz rand4.sbf rand1.sbf
 run "NAME= repeated joins files" 0 "$SBF" build "${P[@]}" -o joined.sbf both=phage_a.fa both=phage_b.fa &&
   run "info joined" 0 "$SBF" info --json joined.sbf &&
   if grep -q '"name": "both", "sources": \["phage_a.fa", "phage_b.fa"\], "bases": 7000, "kmers": 6830' out; then
