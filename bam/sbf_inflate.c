@@ -26,7 +26,7 @@ enum { K_LIT, K_LEN, K_EOB, K_SUB, K_BAD, K_DIST };
 #define LL_SIZE ((1u << LL_BITS) + (1u << 15))
 #define D_SIZE ((1u << D_BITS) + (1u << 15))
 
-enum { MODE_LITLEN, MODE_DIST, MODE_CODES };
+enum { MODE_LITLEN, MODE_DIST, MODE_CODES, MODE_TEXT };   /* MODE_TEXT: literal/lengths, text literals only */
 
 typedef struct {
     uint32_t ll[LL_SIZE], dt[D_SIZE], cl[1u << CL_BITS];
@@ -40,6 +40,8 @@ static const uint16_t dist_base[30] = {1,   2,   3,   4,   5,   7,    9,    13, 
                                        193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577};
 static const uint8_t dist_extra[30] = {0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13};
 
+static inline int text_byte(unsigned v) { return (v >= 32 && v < 127) || v == '\n' || v == '\t' || v == '\r'; }
+
 static uint32_t sym_entry(unsigned sym, unsigned len, int mode)
 {
     if (mode == MODE_CODES)
@@ -47,7 +49,7 @@ static uint32_t sym_entry(unsigned sym, unsigned len, int mode)
     if (mode == MODE_DIST)
         return sym < 30 ? ENTRY(len, K_DIST, dist_extra[sym], dist_base[sym]) : ENTRY(len, K_BAD, 0, 0);
     if (sym < 256)
-        return ENTRY(len, K_LIT, 0, sym);
+        return mode == MODE_TEXT && !text_byte(sym) ? ENTRY(len, K_BAD, 0, 0) : ENTRY(len, K_LIT, 0, sym);
     if (sym == 256)
         return ENTRY(len, K_EOB, 0, 0);
     return sym < 286 ? ENTRY(len, K_LEN, len_extra[sym - 257], len_base[sym - 257]) : ENTRY(len, K_BAD, 0, 0);
@@ -178,7 +180,6 @@ static inline unsigned get_bits(bits_t *b, unsigned n)
     return v;
 }
 
-static inline int text_byte(unsigned v) { return (v >= 32 && v < 127) || v == '\n' || v == '\t' || v == '\r'; }
 
 static int grow(sbf_syms_t *out, size_t need)
 {
@@ -195,7 +196,7 @@ static int grow(sbf_syms_t *out, size_t need)
 
 /* A dynamic block's header: the code-length code, then the literal/length and distance codes
  * into t. 0, or -1 when invalid. */
-static int read_dynamic(bits_t *b, tables_t *t)
+static int read_dynamic(bits_t *b, tables_t *t, int text)
 {
     static const uint8_t order[19] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15};
     const unsigned hlit = get_bits(b, 5) + 257, hdist = get_bits(b, 5) + 1, hclen = get_bits(b, 4) + 4;
@@ -236,12 +237,13 @@ static int read_dynamic(bits_t *b, tables_t *t)
     }
     if (t->lens[256] == 0)
         return -1;
-    if (build(t->ll, LL_BITS, t->lens, hlit, MODE_LITLEN) < 0 || build(t->dt, D_BITS, t->lens + hlit, hdist, MODE_DIST) < 0)
+    if (build(t->ll, LL_BITS, t->lens, hlit, text ? MODE_TEXT : MODE_LITLEN) < 0 ||
+        build(t->dt, D_BITS, t->lens + hlit, hdist, MODE_DIST) < 0)
         return -1;
     return 0;
 }
 
-static tables_t fixed;
+static tables_t fixed[2];   /* [text]: the fixed code, and the same with text literals only */
 static pthread_once_t fixed_once = PTHREAD_ONCE_INIT;
 
 static void make_fixed(void)
@@ -252,18 +254,29 @@ static void make_fixed(void)
     memset(lens + 256, 7, 24);
     memset(lens + 280, 8, 8);
     memset(lens + 288, 5, 32);
-    (void)build(fixed.ll, LL_BITS, lens, 288, MODE_LITLEN);
-    (void)build(fixed.dt, D_BITS, lens + 288, 32, MODE_DIST);
+    for (int text = 0; text < 2; ++text) {
+        (void)build(fixed[text].ll, LL_BITS, lens, 288, text ? MODE_TEXT : MODE_LITLEN);
+        (void)build(fixed[text].dt, D_BITS, lens + 288, 32, MODE_DIST);
+    }
 }
 
-/* One Huffman block's symbols into out with the codes ll and dt. */
-static int huffman_block(bits_t *b, const uint32_t *ll, const uint32_t *dt, sbf_syms_t *out, int text)
+/* One Huffman block's symbols into out with the codes ll and dt (in text mode, their
+ * literals that are not text are invalid entries). The bit buffer lives in locals here: this
+ * loop is most of the decoding. */
+static int huffman_block(bits_t *b, const uint32_t *ll, const uint32_t *dt, sbf_syms_t *out)
 {
     const size_t hist = out->hist, lim = b->size + 16;
     size_t o = out->n;
     uint16_t *w = out->buf + hist;
     size_t room = out->cap - hist;
+    bits_t r = *b;
     int rc = SBF_INFL_BAD;
+#define LL_ENTRY(e)                                                                          \
+    do {                                                                                     \
+        e = ll[r.buf & ((1u << LL_BITS) - 1)];                                               \
+        if (E_KIND(e) == K_SUB)                                                              \
+            e = ll[E_VALUE(e) + ((r.buf >> LL_BITS) & ((1u << E_EXTRA(e)) - 1))];            \
+    } while (0)
     for (;;) {
         if (o + 258 + 8 > room) {
             out->n = o;
@@ -272,39 +285,45 @@ static int huffman_block(bits_t *b, const uint32_t *ll, const uint32_t *dt, sbf_
             w = out->buf + hist;
             room = out->cap - hist;
         }
-        refill(b);
-        if (b->at > lim) {
+        refill(&r);
+        if (r.at > lim) {
             rc = SBF_INFL_TRUNC;
             break;
         }
-        uint32_t e = ll[b->buf & ((1u << LL_BITS) - 1)];
-        if (E_KIND(e) == K_SUB)
-            e = ll[E_VALUE(e) + ((b->buf >> LL_BITS) & ((1u << E_EXTRA(e)) - 1))];
-        consume(b, E_LEN(e));
-        const unsigned kind = E_KIND(e);
-        if (kind == K_LIT) {
-            const unsigned v = E_VALUE(e);
-            if (text && !text_byte(v))
-                break;
-            w[o++] = (uint16_t)v;
+        uint32_t e;
+        LL_ENTRY(e);
+        if (E_KIND(e) == K_LIT) {   /* up to three literals a refill: 56 bits hold three codes */
+            consume(&r, E_LEN(e));
+            w[o++] = (uint16_t)E_VALUE(e);
+            LL_ENTRY(e);
+            if (E_KIND(e) != K_LIT)
+                continue;
+            consume(&r, E_LEN(e));
+            w[o++] = (uint16_t)E_VALUE(e);
+            LL_ENTRY(e);
+            if (E_KIND(e) != K_LIT)
+                continue;
+            consume(&r, E_LEN(e));
+            w[o++] = (uint16_t)E_VALUE(e);
             continue;
         }
-        if (kind == K_EOB) {
+        consume(&r, E_LEN(e));
+        if (E_KIND(e) == K_EOB) {
             rc = SBF_INFL_STOP;
             break;
         }
-        if (kind != K_LEN)
+        if (E_KIND(e) != K_LEN)
             break;
-        const unsigned len = E_VALUE(e) + (unsigned)(b->buf & ((1u << E_EXTRA(e)) - 1));
-        consume(b, E_EXTRA(e));
-        e = dt[b->buf & ((1u << D_BITS) - 1)];
+        const unsigned len = E_VALUE(e) + (unsigned)(r.buf & ((1u << E_EXTRA(e)) - 1));
+        consume(&r, E_EXTRA(e));
+        e = dt[r.buf & ((1u << D_BITS) - 1)];
         if (E_KIND(e) == K_SUB)
-            e = dt[E_VALUE(e) + ((b->buf >> D_BITS) & ((1u << E_EXTRA(e)) - 1))];
-        consume(b, E_LEN(e));
+            e = dt[E_VALUE(e) + ((r.buf >> D_BITS) & ((1u << E_EXTRA(e)) - 1))];
+        consume(&r, E_LEN(e));
         if (E_KIND(e) != K_DIST)
             break;
-        const size_t dist = E_VALUE(e) + (size_t)(b->buf & ((1u << E_EXTRA(e)) - 1));
-        consume(b, E_EXTRA(e));
+        const size_t dist = E_VALUE(e) + (size_t)(r.buf & ((1u << E_EXTRA(e)) - 1));
+        consume(&r, E_EXTRA(e));
         if (dist > o + hist)
             break;
         uint16_t *dst = w + o;
@@ -321,6 +340,8 @@ static int huffman_block(bits_t *b, const uint32_t *ll, const uint32_t *dt, sbf_
         }
         o += len;
     }
+#undef LL_ENTRY
+    *b = r;
     out->n = o;
     return rc;
 }
@@ -372,9 +393,9 @@ static int decode(tables_t *t, const uint8_t *data, size_t size, uint64_t *pos, 
             rc = stored_block(&b, out, text);
         } else if (type == 1) {
             pthread_once(&fixed_once, make_fixed);
-            rc = huffman_block(&b, fixed.ll, fixed.dt, out, text);
+            rc = huffman_block(&b, fixed[text].ll, fixed[text].dt, out);
         } else if (type == 2) {
-            rc = read_dynamic(&b, t) < 0 ? SBF_INFL_BAD : huffman_block(&b, t->ll, t->dt, out, text);
+            rc = read_dynamic(&b, t, text) < 0 ? SBF_INFL_BAD : huffman_block(&b, t->ll, t->dt, out);
         } else {
             rc = SBF_INFL_BAD;
         }
@@ -410,17 +431,16 @@ static uint64_t peek64(const uint8_t *data, size_t size, uint64_t pos)
     return b.buf;   /* at least 56 valid bits */
 }
 
-/* A cheap test of a dynamic block's header at pos: not the last block, type 2, counts in range,
- * and a complete code-length code. */
-static int plausible(const uint8_t *data, size_t size, uint64_t pos)
+/* A cheap test of a dynamic block's header whose first bits are w's (17 at least) and whose
+ * code-length code's are v's (57): not the last block, type 2, counts in range, and a complete
+ * code-length code. */
+static inline int plausible_bits(uint64_t w, uint64_t v)
 {
-    const uint64_t w = peek64(data, size, pos);
     if ((w & 7) != 4)
         return 0;
     if (((w >> 3) & 31) > 29 || ((w >> 8) & 31) > 29)
         return 0;
     const unsigned hclen = (unsigned)((w >> 13) & 15) + 4;
-    const uint64_t v = peek64(data, size, pos + 17);
     unsigned kraft = 0;   /* in units of 2^-7 */
     for (unsigned i = 0; i < hclen; ++i) {
         const unsigned len = (unsigned)((v >> (3 * i)) & 7);
@@ -428,6 +448,21 @@ static int plausible(const uint8_t *data, size_t size, uint64_t pos)
             kraft += 128u >> len;
     }
     return kraft == 128;
+}
+
+static int plausible(const uint8_t *data, size_t size, uint64_t pos)
+{
+    return plausible_bits(peek64(data, size, pos), peek64(data, size, pos + 17));
+}
+
+static inline uint64_t load_le64(const uint8_t *p)
+{
+    uint64_t w;
+    memcpy(&w, p, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    w = __builtin_bswap64(w);
+#endif
+    return w;
 }
 
 int sbf_inflate_find(const uint8_t *data, size_t size, uint64_t from, uint64_t to, uint64_t stop, uint64_t *found,
@@ -438,13 +473,25 @@ int sbf_inflate_find(const uint8_t *data, size_t size, uint64_t from, uint64_t t
         return SBF_INFL_NOMEM;
     const uint64_t last = (uint64_t)size * 8;
     int rc = SBF_INFL_BAD;
+    if (sbf_syms_reset(out, SBF_WINDOW_BYTES, NULL) != 0) {
+        free(t);
+        return SBF_INFL_NOMEM;
+    }
     for (uint64_t p = from; p < to && p < last; ++p) {
-        if (!plausible(data, size, p))
+        const size_t byte = (size_t)(p >> 3);
+        if (byte + 17 <= size) {   /* two loads a byte: its 8 bit offsets shifted out of them */
+            const unsigned k = (unsigned)(p & 7);
+            const uint64_t w = load_le64(data + byte) >> k;
+            if ((w & 7) != 4)
+                continue;
+            /* bits 17.. of the header: byte + 2 holds bit 16 on; k + 1 more to drop (<= 8) */
+            const uint64_t v = load_le64(data + byte + 2) >> (k + 1) | (uint64_t)data[byte + 10] << (63 - k);
+            if (!plausible_bits(w, v))
+                continue;
+        } else if (!plausible(data, size, p)) {
             continue;
-        if (sbf_syms_reset(out, SBF_WINDOW_BYTES, NULL) != 0) {
-            rc = SBF_INFL_NOMEM;
-            break;
         }
+        out->n = 0;   /* a failed guess's symbols dropped; the history's markers stay */
         uint64_t at = p;
         unsigned blocks = 0;
         rc = decode(t, data, size, &at, stop > p ? stop : p + 1, out, 1, &blocks);
