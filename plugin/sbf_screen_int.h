@@ -131,6 +131,7 @@ typedef struct {
     double t_load, t_upload;  /* opening: the indexes loaded, then put on the GPUs (--stats) */
     double t_gpus;            /* opening: the devices counted (the CUDA driver started), or -1 (--gpu none) */
     int on_gpus;              /* the queries go to GPUs: the CPU threads have room for inflating */
+    const char *decoder;      /* how the (first) input is decompressed (sbf_reader_decoder) */
     int upload_state;         /* at the end: 0 every index on the GPUs, 1 still uploading, < 0 failed */
     uint64_t reads_on_cpu;    /* of a GPU run: reads the CPU engine answered during the upload */
     uint64_t reads_on_cpu0;   /* the count before this run (an upload begun by an earlier sample) */

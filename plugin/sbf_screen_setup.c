@@ -299,6 +299,7 @@ int screen_open_inputs(screen_t *s, sbf_reader_t **first)
             return -1;
         }
     *first = rd[0];
+    s->decoder = sbf_reader_decoder(rd[0]);
     if (sbf_input_new(rd[0], rd[1], o->interleaved ? SBF_PAIRS_INTERLEAVED : SBF_PAIRS_BY_FLAGS, &s->input) !=
         SBF_OK) {
         cli_error(o->cmd, "%s", sbf_error_message());
@@ -464,8 +465,9 @@ void screen_print_stats(const screen_t *s, FILE *fp)
             n_out, n_out == 1 ? "" : "s", cpu_in, n_in, n_in == 1 ? "" : "s", s->cpu_read, s->cpu_write,
             cpu_all - cpu_out - cpu_in - s->cpu_read - s->cpu_write);
     fprintf(fp, "sbf %s: input: %lld of %llu records parsed in place (FASTQ, BAM), %lld of them by the read-ahead; "
-            "read-ahead busy %.2f thread-s, reader waited %.2f s\n", s->o->cmd, s->in_place,
-            (unsigned long long)(s->sum.reads_in + s->sum.extras), s->in_place_ahead, s->t_fill, s->t_fill_wait);
+            "read-ahead busy %.2f thread-s, reader waited %.2f s; decompression: %s\n", s->o->cmd, s->in_place,
+            (unsigned long long)(s->sum.reads_in + s->sum.extras), s->in_place_ahead, s->t_fill, s->t_fill_wait,
+            s->decoder ? s->decoder : "none");
     /* The verdict in words: the stage busy for the largest share of the run, and what helps.
      * The engine's share is its workers' occupancy (their seconds over workers x wall), not a
      * slot's busy share: one of a GPU slot's 4 workers querying made the slot 77% busy in a

@@ -114,6 +114,14 @@ for K in 16M 5K; do
   fi
 done
 
+# --stats says how each mate file was decompressed (plain gzip: ISA-L where sbf has it, zlib
+# else; on a GPU run a large one goes to the input pool's threads: tests/gpu/run.sh)
+dec() { sed -n 's/.*; decompression: \(.*\)$/\1/p' "$1"; }
+case "$(dec a.err)|$(dec z.err)" in
+  "none|gzip (ISA-L)" | "none|gzip (zlib)") ok "--stats' input line: decompression none (plain), gzip (gzip mates)" ;;
+  *) not_ok "--stats' input line names the decompression" "plain: '$(dec a.err)', gzip: '$(dec z.err)'" ;;
+esac
+
 # a mate name that differs in the second half of a batch (pairs are checked in two halves)
 sed '9997s/^@r2499/@x2499/' p_2.fq > p_2bad.fq
 "$SBF" classify "${C[@]}" -x idx.sbf -O fastq -1 m1.fq -2 m2.fq p_1.fq p_2bad.fq 2> m.err; r=$?
