@@ -1,8 +1,9 @@
 /* sbf_source.h -- the bytes of a FASTA/FASTQ file, decompressed: plain files straight from
  * the file, BGZF through htslib (blocks inflated in parallel on the reader's thread pool, by
- * libdeflate where htslib has it), plain gzip with ISA-L's igzip where sbf was built with it
- * (libisal-dev: 2-3x zlib's speed on one core; gzip streams cannot be cut into blocks), else
- * through htslib (zlib). */
+ * libdeflate where htslib has it), a large plain gzip file on the pool's threads where the
+ * caller asks (sbf_pgzip.h: pieces of the stream found and decoded at once), else plain gzip
+ * with ISA-L's igzip where sbf was built with it (libisal-dev: 2-3x zlib's speed on one core),
+ * else through htslib (zlib). */
 #ifndef SBF_SOURCE_H
 #define SBF_SOURCE_H
 
