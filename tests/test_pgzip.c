@@ -4,7 +4,8 @@
  * block start does not find: those pieces are decoded again in order), several members with
  * every header field, and an empty one; small pieces so that a file of a few hundred kB is cut
  * into dozens. Damaged files: a flipped byte, a wrong CRC-32 or length, truncation anywhere,
- * trailing garbage: each an error naming the file. And through the reader: a large FASTQ.gz
+ * trailing garbage: each an error naming the file; files with flipped bits fail exactly where
+ * zlib fails and read as zlib reads them elsewhere. And through the reader: a large FASTQ.gz
  * read with `parallel_gzip` gives the records htslib's reading gives. */
 #include <unistd.h>
 #include <zlib.h>
@@ -303,6 +304,58 @@ static void test_damaged(void **state)
     free(t);
 }
 
+/* Files with a few flipped bits (or cut short): the parallel decoder fails exactly when zlib
+ * does, and where zlib reads them through, gives zlib's bytes. */
+static void test_mutations_against_zlib(void **state)
+{
+    (void)state;
+    test_seed(17);
+    const size_t n = 120000;
+    unsigned char *t = make_text(n), *ref = malloc(2 * n);
+    assert_non_null(ref);
+    int agreed_failures = 0, agreed_reads = 0;
+    for (int it = 0; it < 120; ++it) {
+        buf_t o = {0};
+        member(&o, t, n, (int)(test_rand() % 10), (int)(test_rand() % 5), Z_NO_FLUSH, 0, 0);
+        if (it % 10 != 0)   /* every tenth unchanged: both read it */
+            for (int k = 1 + (int)(test_rand() % 3); k > 0; --k)
+                o.b[test_rand() % o.n] ^= (unsigned char)(1u << (test_rand() >> 61));
+        if (it % 7 == 3)
+            o.n = (size_t)(test_rand() % o.n);
+        z_stream z = {0};
+        assert_int_equal(inflateInit2(&z, 31), Z_OK);
+        z.next_in = o.b;
+        z.avail_in = (uInt)o.n;
+        z.next_out = ref;
+        z.avail_out = (uInt)(2 * n);
+        const int zrc = inflate(&z, Z_FINISH);
+        const int zlib_ok = zrc == Z_STREAM_END && z.avail_in == 0;
+        const size_t ref_n = z.total_out;
+        inflateEnd(&z);
+        char *path = write_tmp(&o);
+        unsigned char *got;
+        size_t redone;
+        char why[512] = "";
+        const size_t m = inflate_file(path, 3, 2048 + (size_t)(test_rand() % 4096), &got, &redone, why, sizeof why);
+        unlink(path);
+        free(path);
+        if (zlib_ok != (got != NULL))
+            fail_msg("file %d: zlib %s, the parallel decoder %s (%s)", it, zlib_ok ? "reads it" : "fails", got ? "reads it" : "fails", why);
+        if (got) {
+            assert_int_equal(m, ref_n);
+            assert_memory_equal(got, ref, m);
+            agreed_reads++;
+        } else {
+            agreed_failures++;
+        }
+        free(got);
+        free(o.b);
+    }
+    assert_true(agreed_reads >= 8 && agreed_failures >= 50);   /* both outcomes seen */
+    free(ref);
+    free(t);
+}
+
 /* Through the reader: a FASTQ.gz larger than SBF_PGZIP_MIN_BYTES read with parallel_gzip on a
  * pool, record for record the same as without. */
 static void test_reader(void **state)
@@ -359,6 +412,7 @@ int main(void)
         cmocka_unit_test(test_binary),
         cmocka_unit_test(test_members),
         cmocka_unit_test(test_damaged),
+        cmocka_unit_test(test_mutations_against_zlib),
         cmocka_unit_test(test_reader),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
