@@ -41,8 +41,8 @@ void usage_build(FILE *fp)
             "      --mask [NAME=]FILE   leave out of target NAME (of every target without NAME=) each\n"
             "                           k-mer found in FILE: a host masked against microbes keeps\n"
             "                           their reads (repeat to add masks)\n"
-            "  -@, --threads INT        threads: files read at once (one FASTA file in pieces),\n"
-            "                           masking, insertion [%d]\n"
+            "  -@, --threads INT        threads: files read at once (one FASTA file, and one\n"
+            "                           gzip stream, in pieces), masking, insertion [%d]\n"
             "      --gpu auto|none|ID   build on a CUDA device (same bytes as the CPU) [auto]\n"
             "      --progress           report each step on stderr (default when it is a terminal)\n"
             "  -h, --help               this help\n",
