@@ -282,14 +282,16 @@ static int accept(sbf_pgzip_t *z, piece_t *p)
             w[i] = s[i] < 256 ? (uint8_t)s[i] : p->win[s[i] & (SBF_WINDOW_BYTES - 1)];
         z->win_n = z->win_n + tail < SBF_WINDOW_BYTES ? z->win_n + tail : SBF_WINDOW_BYTES;
         z->expect = p->end;
-        const uint64_t stop = p->stop;
+        /* what the rest needs, read before p goes to the pool */
+        const uint64_t stop = p->stop, end = p->end;
         const int final = p->rc == SBF_INFL_FINAL;
+        const size_t next = (size_t)((end + 7) / 8) + 8;   /* after the trailer */
         if (final) {
             p->member_end = 1;
-            p->trailer = (size_t)((p->end + 7) / 8);
-            if (p->trailer + 8 > z->size) {
+            p->trailer = next - 8;
+            if (next > z->size) {
                 piece_put(z, p);
-                return inflate_failed(z, SBF_INFL_TRUNC, p->end);
+                return inflate_failed(z, SBF_INFL_TRUNC, end);
             }
         }
         if (dispatch(z, z->qr, resolve_job, p) != SBF_OK) {
@@ -300,7 +302,6 @@ static int accept(sbf_pgzip_t *z, piece_t *p)
         if (!final)
             return SBF_OK;
         /* a member ended: the file's end, or the next member's start (decoded here up to stop) */
-        const size_t next = p->trailer + 8;
         if (next == z->size) {
             z->ended = 1;
             return SBF_OK;
