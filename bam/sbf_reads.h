@@ -59,7 +59,7 @@ typedef struct {
     size_t block_size;        /* in_place: bytes read at once (0: 8 MiB); what a reader holds is a
                                * few blocks beyond what the records in use need */
     int parallel_gzip;        /* a large plain gzip file (not BGZF) inflated on the pool's threads
-                               * (bam/sbf_pgzip.h), not on one: about 4x the CPU seconds of ISA-L,
+                               * (bam/sbf_pgzip.h), not on one: about 2x the CPU seconds of ISA-L,
                                * for callers whose threads would idle while one inflates */
 } sbf_reader_opt_t;
 

@@ -287,8 +287,8 @@ int screen_open_inputs(screen_t *s, sbf_reader_t **first)
     uint64_t block = 2 * s->batch_bases;
     block = block < (1u << 20) ? (1u << 20) : block > (8u << 20) ? (8u << 20) : block;
     /* a plain gzip file inflated on the input pool's threads where the GPUs answer the queries:
-     * on the CPU engine every core queries, and one ISA-L stream per file costs a quarter of
-     * the CPU seconds (doc/PERFORMANCE.md, "Plain gzip on several threads") */
+     * on the CPU engine every core queries, and one ISA-L stream per file costs half the CPU
+     * seconds (doc/PERFORMANCE.md, "Plain gzip on several threads") */
     sbf_reader_opt_t ro = {.pool = s->in_pool.pool ? &s->in_pool : &s->pool, .reference = o->reference, .sam_no_ascii = 1,
                            .in_place = !getenv("SBF_NO_INPLACE"), .block_size = (size_t)block,
                            .parallel_gzip = s->on_gpus && s->in_pool.pool};
