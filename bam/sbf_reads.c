@@ -2,6 +2,7 @@
  * (which reads plain, gzip and BGZF alike), SAM/BAM/CRAM through sam_read1. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -223,12 +224,7 @@ static void swap_kstring(kstring_t *a, kstring_t *b)
 
 /* The stream could not be read on, or its compressed data ended or broke (one message for
  * both parsers). */
-static int read_failed(const sbf_reader_t *rd)
-{
-    const char *why = sbf_reader_why(rd);
-    return sbf_error(SBF_E_FORMAT, "%s: read error or truncated compressed data after %lld records%s%s%s", rd->path,
-                     rd->n_records, why ? " (" : "", why ? why : "", why ? ")" : "");
-}
+static int read_failed(const sbf_reader_t *rd) { return sbf_reader_read_error(rd, rd->n_records); }
 
 /* A record slot about to take buffers of its own: what pointed into a block is let go (the
  * block is not the record's to free). */
@@ -797,9 +793,7 @@ ssize_t sbf_reader_raw(sbf_reader_t *rd, void *buf, size_t len)
     ssize_t n = sbf_source_read(rd->in.src, buf, len);
     if (n < 0) {
         rd->in.failed = 1;
-        const char *why = sbf_reader_why(rd);
-        return sbf_error(SBF_E_FORMAT, "%s: read error or truncated compressed data%s%s%s", rd->path, why ? " (" : "",
-                         why ? why : "", why ? ")" : "");
+        return sbf_reader_read_error(rd, -1);
     }
     return n;
 }
@@ -815,7 +809,16 @@ int sbf_reader_seq_sink(sbf_reader_t *rd, int (*fn)(void *arg, const char *s, si
 
 const char *sbf_reader_format(const sbf_reader_t *rd) { return rd->format; }
 const char *sbf_reader_decoder(const sbf_reader_t *rd) { return rd->in.src ? sbf_source_decoder(rd->in.src) : "htslib"; }
-const char *sbf_reader_why(const sbf_reader_t *rd) { return rd->in.src ? sbf_source_why(rd->in.src) : NULL; }
+
+int sbf_reader_read_error(const sbf_reader_t *rd, long long records)
+{
+    const char *why = rd->in.src ? sbf_source_why(rd->in.src) : NULL;   /* what the decompressor found */
+    char after[64] = "";
+    if (records >= 0)
+        snprintf(after, sizeof after, " after %lld records", records);
+    return sbf_error(SBF_E_FORMAT, "%s: read error or truncated compressed data%s%s%s%s", rd->path, after,
+                     why ? " (" : "", why ? why : "", why ? ")" : "");
+}
 int sbf_reader_is_sam(const sbf_reader_t *rd) { return rd->sam; }
 int sbf_reader_compressed(const sbf_reader_t *rd) { return rd->in.bgzf && rd->in.bgzf->is_compressed; }
 sam_hdr_t *sbf_reader_header(const sbf_reader_t *rd) { return rd->hdr; }

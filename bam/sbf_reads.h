@@ -79,8 +79,10 @@ const char *sbf_reader_format(const sbf_reader_t *rd);
 /* How a FASTA/FASTQ file's bytes are decompressed (sbf_source_decoder()); "htslib" for the
  * SAM family. */
 const char *sbf_reader_decoder(const sbf_reader_t *rd);
-/* After a read error: what failed, when the decompressor says (NULL otherwise). */
-const char *sbf_reader_why(const sbf_reader_t *rd);
+/* After a read error: its message ("PATH: read error or truncated compressed data[ after N
+ * records][ (what the decompressor found)]"; records < 0 leaves the count out) set, and
+ * SBF_E_FORMAT returned: one wording for every path that reads the file. */
+int sbf_reader_read_error(const sbf_reader_t *rd, long long records);
 /* 1 when the input is SAM, BAM or CRAM (then sbf_reader_header() is its header). */
 int sbf_reader_is_sam(const sbf_reader_t *rd);
 /* 1 when the input was gzip or BGZF compressed (FASTA/FASTQ) */

@@ -56,7 +56,7 @@ int sbf_seqfile_seq_sink(sbf_seqfile_t *f, int (*fn)(void *arg, const char *s, s
 }
 
 const char *sbf_seqfile_format(const sbf_seqfile_t *f) { return sbf_reader_format(f->rd); }
-const char *sbf_seqfile_why(const sbf_seqfile_t *f) { return sbf_reader_why(f->rd); }
+int sbf_seqfile_read_error(const sbf_seqfile_t *f, long long records) { return sbf_reader_read_error(f->rd, records); }
 
 ssize_t sbf_seqfile_raw(sbf_seqfile_t *f, void *buf, size_t len) { return sbf_reader_raw(f->rd, buf, len); }
 

@@ -30,8 +30,8 @@ int sbf_seqfile_seq_sink(sbf_seqfile_t *f, int (*fn)(void *arg, const char *s, s
 
 /* Short name of the detected format ("FASTA", "FASTQ", "SAM", "BAM", "CRAM"). */
 const char *sbf_seqfile_format(const sbf_seqfile_t *f);
-/* After a read error: what failed, when the decompressor says (NULL otherwise). */
-const char *sbf_seqfile_why(const sbf_seqfile_t *f);
+/* After a read error: its message set and SBF_E_FORMAT returned (sbf_reader_read_error()). */
+int sbf_seqfile_read_error(const sbf_seqfile_t *f, long long records);
 
 /* Close; returns 0 or a negative status. */
 int sbf_seqfile_close(sbf_seqfile_t *f);

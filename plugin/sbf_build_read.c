@@ -341,11 +341,8 @@ static int read_pieces(sbf_seqfile_t *f, const char *path, int k, int workers, s
     free(tid);
     pthread_mutex_destroy(&job.lock);
     pthread_cond_destroy(&job.changed);
-    if (rc == SBF_OK && !*again && read_failed) {   /* the records path's message */
-        const char *why = sbf_seqfile_why(f);
-        rc = sbf_error(SBF_E_FORMAT, "%s: read error or truncated compressed data after %lld records%s%s%s", path,
-                       records, why ? " (" : "", why ? why : "", why ? ")" : "");
-    }
+    if (rc == SBF_OK && !*again && read_failed)   /* the records path's message */
+        rc = sbf_seqfile_read_error(f, records);
     if (rc == SBF_OK && !*again && records == 0)
         rc = sbf_error(SBF_E_FORMAT, "%s: no sequences in file", path);
     return rc;
