@@ -9,6 +9,7 @@
  * in parallel. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -97,25 +98,30 @@ static int inflate_failed(sbf_pgzip_t *z, int rc, uint64_t at)
 
 #define CRC_POLY 0xedb88320u
 
+#ifndef HAVE_ISAL
+static uint32_t crc_table[256];
+static pthread_once_t crc_once = PTHREAD_ONCE_INIT;   /* made once, as sbf_inflate.c's fixed code */
+
+static void make_crc_table(void)
+{
+    for (uint32_t i = 0; i < 256; ++i) {
+        uint32_t c = i;
+        for (int k = 0; k < 8; ++k)
+            c = c & 1 ? (c >> 1) ^ CRC_POLY : c >> 1;
+        crc_table[i] = c;
+    }
+}
+#endif
+
 static uint32_t crc_bytes(const uint8_t *b, size_t n)
 {
 #ifdef HAVE_ISAL
     return crc32_gzip_refl(0, b, n);
 #else
-    static uint32_t table[256];
-    static int made;   /* benign race: every thread writes the same values */
-    if (!__atomic_load_n(&made, __ATOMIC_ACQUIRE)) {
-        for (uint32_t i = 0; i < 256; ++i) {
-            uint32_t c = i;
-            for (int k = 0; k < 8; ++k)
-                c = c & 1 ? (c >> 1) ^ CRC_POLY : c >> 1;
-            table[i] = c;
-        }
-        __atomic_store_n(&made, 1, __ATOMIC_RELEASE);
-    }
+    pthread_once(&crc_once, make_crc_table);
     uint32_t c = 0xffffffffu;
     for (size_t i = 0; i < n; ++i)
-        c = table[(c ^ b[i]) & 0xff] ^ (c >> 8);
+        c = crc_table[(c ^ b[i]) & 0xff] ^ (c >> 8);
     return c ^ 0xffffffffu;
 #endif
 }
