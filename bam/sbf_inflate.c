@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../filters/sbf_mem.h"
 #include "sbf_inflate.h"
 
 /* A table entry: bits 0-4 the bits the code takes (a subtable's entry: none yet), 5-7 its kind,
@@ -181,18 +182,8 @@ static inline unsigned get_bits(bits_t *b, unsigned n)
 }
 
 
-static int grow(sbf_syms_t *out, size_t need)
-{
-    size_t cap = out->cap ? out->cap : 65536;
-    while (cap < need)
-        cap *= 2;
-    uint16_t *buf = realloc(out->buf, cap * sizeof *buf);
-    if (!buf)
-        return -1;
-    out->buf = buf;
-    out->cap = cap;
-    return 0;
-}
+/* room for `need` symbols, history included (the contents kept) */
+static int grow(sbf_syms_t *out, size_t need) { return sbf_reserve(&out->buf, &out->cap, need, sizeof *out->buf); }
 
 /* A dynamic block's header: the code-length code, then the literal/length and distance codes
  * into t. 0, or -1 when invalid. */
