@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sbf_gpu_int.h"
 
@@ -28,6 +29,11 @@ extern "C" int sbf_gpu_count(void)
         return 0;
     }
     return n;
+}
+
+extern "C" int sbf_gpu_expected(void)
+{
+    return access("/dev/nvidiactl", F_OK) == 0;
 }
 
 extern "C" int sbf_gpu_describe(int device, char *buf, size_t size)

@@ -17,6 +17,11 @@ extern "C" {
 /* Usable CUDA devices: 0 when there is no GPU, no driver, or no CUDA in this build. Never fails. */
 int sbf_gpu_count(void);
 
+/* Whether GPUs are likely here, answered without starting the CUDA driver (its start costs a
+ * run 0.1-0.3 s): a CUDA build on a machine with the NVIDIA driver's control device. Only
+ * sbf_gpu_count() says for sure. */
+int sbf_gpu_expected(void);
+
 /* The device's context made now (CUDA makes it on first use, 0.2-0.3 s), so that an upload
  * later does not wait for it: called on a thread of its own while the index loads. 0, or -1
  * when the device cannot be used (the upload will say why). */

@@ -6,6 +6,8 @@
 
 int sbf_gpu_count(void) { return 0; }
 
+int sbf_gpu_expected(void) { return 0; }
+
 int sbf_gpu_warm(int device)
 {
     (void)device;

@@ -36,8 +36,9 @@ typedef struct {
     screen_t s;
     screen_opt_t adjusted;    /* the options, when --min-match-bases set --min-hits */
     int dev[SBF_MAX_GPUS], n_gpus;
-    int queues, started_reader, started_writer, started_warm;
-    pthread_t reader, writer, warm;
+    int gpus_expected;        /* n_gpus and dev are the options' guess, counted in start_engine() */
+    int queues, started_reader, started_writer, started_warm, started_attach;
+    pthread_t reader, writer, warm, attach;
     sbf_reader_t *first;
     char engine[320];
     cli_output_t tsv, json, html;
@@ -76,6 +77,46 @@ static void warm_join(run_t *r)
     r->started_warm = 0;
 }
 
+/* The GPUs the run uses: counted now where the count decides the engine's shape (--gpu all:
+ * one copy per device; --gpu-mem-limit, whose check is for devices that are there) or where
+ * none can be (a build without CUDA, or no NVIDIA driver here);
+ * else the options' devices are expected and counted by start_engine() once the engine's
+ * workers answer on the CPU engine. The CUDA driver's start takes 0.1-0.3 s, in which the run
+ * did nothing but read its first 8 batches (H100 machine, doc/gpu-notes.md). */
+static void expect_gpus(run_t *r)
+{
+    screen_t *s = &r->s;
+    const cli_gpus_t *want = &s->o->gpus;
+    s->t_gpus = -1;
+    if (want->mode == SBF_GPU_NONE)
+        return;
+    if (want->mode == CLI_GPU_ALL || s->o->gpu_mem_limit || !(sbf_gpu_expected() || getenv("SBF_EXPECT_GPU"))) {
+        const double t = sbf_now();
+        r->n_gpus = cli_gpu_resolve(s->o->cmd, want, r->dev);
+        s->t_gpus = sbf_now() - t;
+        return;
+    }
+    r->gpus_expected = 1;
+    r->n_gpus = want->mode == SBF_GPU_AUTO ? 1 : want->n;
+    for (int i = 0; i < r->n_gpus; ++i)
+        r->dev[i] = want->mode == SBF_GPU_AUTO ? 0 : want->dev[i];
+}
+
+/* The expected GPUs counted (the engine's workers answer on the CPU engine meanwhile): fewer
+ * than expected leaves the workers as they are, their queries on the CPU engine or on the
+ * copies there are (sbf_engine_query: slot modulo copies). */
+static void count_gpus(run_t *r)
+{
+    screen_t *s = &r->s;
+    if (!r->gpus_expected)
+        return;
+    const double t = sbf_now();
+    r->n_gpus = cli_gpu_resolve(s->o->cmd, &s->o->gpus, r->dev);
+    s->t_gpus = sbf_now() - t;
+    s->reads_before_gpus = __atomic_load_n(&s->reads_cpu_early, __ATOMIC_RELAXED);
+    r->gpus_expected = 0;
+}
+
 /* The indexes, the options that depend on them, the categories, and the GPUs the run uses.
  * -1 after printing. */
 static int load_run(run_t *r)
@@ -98,9 +139,7 @@ static int load_run(run_t *r)
     }
     if (screen_setup_categories(s) < 0 || screen_setup_selection(s) < 0 || summary_alloc(&s->sum, s->R) < 0)
         return -1;
-    const double t_gpus = sbf_now();
-    r->n_gpus = cli_gpu_resolve(o->cmd, &o->gpus, r->dev);
-    s->t_gpus = o->gpus.mode != SBF_GPU_NONE ? sbf_now() - t_gpus : -1;
+    expect_gpus(r);
     s->batch_bases = o->batch_bases ? o->batch_bases : r->n_gpus > 0 ? DEFAULT_GPU_BATCH_BASES : DEFAULT_CPU_BATCH_BASES;
     if (r->n_gpus > 0 && o->gpu_mem_limit && screen_gpu_bytes_needed(s) > o->gpu_mem_limit) {
         char need[32], limit[32];
@@ -108,6 +147,7 @@ static int load_run(run_t *r)
                 "using the CPU engine\n", o->cmd, cli_bytes(screen_gpu_bytes_needed(s), need, sizeof need),
                 cli_bytes(o->gpu_mem_limit, limit, sizeof limit));
         r->n_gpus = 0;
+        r->gpus_expected = 0;
     }
     s->on_gpus = r->n_gpus > 0;
     return 0;
@@ -200,7 +240,7 @@ static int start_reader(run_t *r)
 /* Test and benchmark switches of the shipped binary: each one set is said on stderr and in
  * every summary. SBF_NULL_ENGINE changes the results (no k-mer is looked up); the encoder
  * switches only choose which thread formats the records, SBF_NO_INPLACE which parser reads
- * FASTQ (the same bytes either way). */
+ * FASTQ, SBF_EXPECT_GPU the engine's shape where no GPU is (the same bytes either way). */
 static void note_switches(screen_t *s)
 {
     const screen_opt_t *o = s->o;
@@ -210,6 +250,8 @@ static void note_switches(screen_t *s)
         {"SBF_NULL_ENGINE", "no k-mer is looked up: every read is 'none' (the pipeline's I/O ceiling, bench/e2e.sh)"},
         {"SBF_ENCODE", "the engine workers format the records on the CPU engine too (the same bytes; a test switch)"},
         {"SBF_NO_ENCODE", "the writer thread formats every record (the same bytes; a test switch)"},
+        {"SBF_EXPECT_GPU", "GPUs are expected as where the NVIDIA driver is installed: the GPU workers answer on the "
+                           "CPU engine until the devices are counted (the same bytes; a test switch)"},
         {"SBF_NO_INPLACE", "FASTQ and BAM records are copied out by the general parsers, not parsed in place "
                            "(the same bytes; a test switch)"},
     };
@@ -237,6 +279,31 @@ static uint64_t upload_cpu_reads(const screen_t *s, int layer)
     return total;
 }
 
+/* The GPUs counted where they were expected, and the indexes sent to them on threads of their
+ * own: a run of a few reads ends before a large index would have been uploaded, and a long one
+ * starts at once. Runs on a thread of its own (the engine's workers answering meanwhile) or on
+ * the main thread before the first batch. Until the copies are made, every query runs on the CPU
+ * engine; workers may be querying an index whose copies are installed here, so copies once
+ * installed stay (a failure part way leaves the indexes after it on the CPU engine). */
+static void *attach_gpus(void *arg)
+{
+    run_t *r = arg;
+    screen_t *s = &r->s;
+    const screen_opt_t *o = s->o;
+    count_gpus(r);
+    warm_join(r);
+    for (int x = 0; r->n_gpus > 0 && x < s->n_idx; ++x)
+        if (sbf_engine_slots(s->idx[x]) == 0 && sbf_engine_use_gpus_async(s->idx[x], r->n_gpus, r->dev) != SBF_OK) {
+            fprintf(stderr, "sbf %s: notice: %s: using the CPU engine%s\n", o->cmd, sbf_last_error(),
+                    x ? " for this index and those after it" : "");
+            break;
+        }
+    s->reads_on_cpu0 = upload_cpu_reads(s, 0);   /* an earlier sample's (--samples) counted reads of its own */
+    s->layer_reads_on_cpu0 = upload_cpu_reads(s, 1);
+    screen_describe_engine(s, r->engine, sizeof r->engine);
+    return NULL;
+}
+
 /* While the reader fills the first batches: the scoring rule, the indexes on the GPUs, the
  * engine's workers, and the writer thread. -1 after screen_fail(): the reader is to be joined. */
 static int start_engine(run_t *r)
@@ -249,22 +316,12 @@ static int start_engine(run_t *r)
         screen_fail(s, sbf_error_message());
         return -1;
     }
-    warm_join(r);
-    /* The indexes go to the GPUs on threads of their own; until they are there, the workers'
-     * queries run on the CPU engine (the same bits): a run of a few reads ends before a large
-     * index would have been uploaded, and a long one starts at once. */
-    s->upload_kept = r->n_gpus > 0 && sbf_engine_slots(s->idx[0]) > 0;   /* an earlier sample's (--samples) */
-    for (int x = 0; r->n_gpus > 0 && x < s->n_idx; ++x)
-        if (sbf_engine_slots(s->idx[x]) == 0 && sbf_engine_use_gpus_async(s->idx[x], r->n_gpus, r->dev) != SBF_OK) {
-            fprintf(stderr, "sbf %s: notice: %s: using the CPU engine\n", o->cmd, sbf_last_error());
-            for (int y = 0; y < x; ++y)   /* all on one engine */
-                sbf_engine_drop_gpus(s->idx[y]);
-            break;
-        }
-    s->reads_on_cpu0 = upload_cpu_reads(s, 0);   /* an earlier sample's (--samples) counted reads of its own */
-    s->layer_reads_on_cpu0 = upload_cpu_reads(s, 1);
-    screen_describe_engine(s, r->engine, sizeof r->engine);
-    const int slots = sbf_engine_slots(s->idx[0]);
+    /* The engine's shape: the GPU copies there will be (an earlier sample's, --samples, or
+     * those expected), each with its workers; until a copy is on its GPU, the workers' queries
+     * run on the CPU engine (the same bits), so the run answers from its first batch while the
+     * CUDA driver starts and the indexes upload. */
+    const int kept = sbf_engine_slots(s->idx[0]);
+    const int slots = kept > 0 ? kept : r->n_gpus;
     /* the CPU engine's threads: -@ shared by its workers; on GPUs (while the indexes upload)
      * the GPU workers share them, beside the upload's own threads */
     const int cpu_workers = slots > 0 ? 0 : screen_cpu_workers(o->threads);
@@ -283,13 +340,27 @@ static int start_engine(run_t *r)
         screen_fail(s, sbf_error_message());
         return -1;
     }
+    s->engine_workers = slots > 0 ? GPU_WORKERS_PER_COPY * slots : cpu_workers;
     if (pthread_create(&r->writer, NULL, screen_writer_main, s) != 0) {
         screen_fail(s, "cannot start the writer thread");
         pipeline_abort(s->engine);
         return -1;
     }
     r->started_writer = 1;
+    s->upload_kept = kept > 0;
+    /* expected GPUs are counted beside the first batches' queries */
+    if (r->gpus_expected && pthread_create(&r->attach, NULL, attach_gpus, r) == 0)
+        r->started_attach = 1;
+    else
+        attach_gpus(r);
     return 0;
+}
+
+static void attach_join(run_t *r)
+{
+    if (r->started_attach)
+        pthread_join(r->attach, NULL);
+    r->started_attach = 0;
 }
 
 /* This thread: every batch the reader fills, prepared and submitted to the engine; then the
@@ -428,6 +499,7 @@ static int commit_outputs(run_t *r)
 static void free_run(run_t *r)
 {
     screen_t *s = &r->s;
+    attach_join(r);   /* first: it joins the warm-up thread */
     warm_join(r);
     if (r->queues) {
         sbf_queue_destroy(&s->free_q);
@@ -483,6 +555,7 @@ int screen_run(const screen_opt_t *o)
     o = s->o;   /* the options adjusted by load_run() */
     if (start_engine(&r) == 0)
         run_batches(s);
+    attach_join(&r);
     if (r.started_reader)
         pthread_join(r.reader, NULL);
     if (r.started_writer)

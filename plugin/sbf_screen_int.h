@@ -130,6 +130,10 @@ typedef struct {
     double t_read, t_query, t_engine, t_score, t_encode, t_write, t_wait_write;
     double t_load, t_upload;  /* opening: the indexes loaded, then put on the GPUs (--stats) */
     double t_gpus;            /* opening: the devices counted (the CUDA driver started), or -1 (--gpu none) */
+    uint64_t reads_cpu_early; /* atomic: reads the GPU workers answered on the CPU engine before any copy
+                               * existed (while the GPUs were counted, sbf_screen.c) */
+    uint64_t reads_before_gpus; /* reads_cpu_early once the GPUs were counted */
+    int engine_workers;       /* the engine's worker threads (GPU_WORKERS_PER_COPY per expected copy) */
     int on_gpus;              /* the queries go to GPUs: the CPU threads have room for inflating */
     const char *decoder;      /* how the (first) input is decompressed (sbf_reader_decoder) */
     int upload_state;         /* at the end: 0 every index on the GPUs, 1 still uploading, < 0 failed */

@@ -341,7 +341,7 @@ void screen_describe_engine(screen_t *s, char *buf, size_t size)
 {
     int dev[SBF_MAX_GPUS], n = sbf_index_gpus(s->idx[0], dev, SBF_MAX_GPUS);
     if (n == 0 || s->upload_state < 0) {
-        const int w = screen_cpu_workers(s->o->threads);
+        const int w = s->engine_workers;   /* the GPU's workers where GPUs were expected and none was there */
         char workers[32] = "";
         if (w > 1 && n == 0)   /* a failed upload leaves the GPU's workers */
             snprintf(workers, sizeof workers, " in %d workers", w);
@@ -427,10 +427,12 @@ void screen_print_stats(const screen_t *s, FILE *fp)
         fprintf(fp, "sbf %s: opening (seconds): %d index%s %.2f (filters verified: %d now, %d by an earlier run)",
                 s->o->cmd, s->n_idx, s->n_idx > 1 ? "es" : "", s->t_load, s->verified_now,
                 s->n_idx - s->verified_now);
-    /* the main thread waits for the CUDA driver to count the devices before the reader starts
-     * (0.10-0.18 s of a GPU run on the H100 machine, beside the context made on another thread) */
+    /* the CUDA driver's start (0.10-0.18 s of a GPU run on the H100 machine, beside the context
+     * made on another thread); where GPUs were expected, the engine answered meanwhile */
     if (s->t_gpus >= 0)
         fprintf(fp, ", GPUs counted in %.2f", s->t_gpus);
+    if (s->t_gpus >= 0 && s->reads_before_gpus)
+        fprintf(fp, " (%llu reads on the CPU engine meanwhile)", (unsigned long long)s->reads_before_gpus);
     if (n > 0 && s->upload_kept && s->upload_state == 0)
         fprintf(fp, ", GPU copies made for an earlier sample");
     else if (n > 0 && s->upload_state == 0)

@@ -19,7 +19,7 @@ cd "$work" || exit 1
 #   sbf classify: 400 reads, 0.0 Mbp in T s, R reads/s; engine E
 # Only a well-formed tail is rewritten: anything else stays as it is, and so fails the comparison.
 first_line() {
-  head -n 1 "$1" | sed -E 's/ in [0-9]+\.[0-9]{2} s, [0-9]+ reads\/s; engine (CPU, [0-9]+ threads?(, [a-z0-9]+ scan)?|GPU [0-9].*)$/ in T s, R reads\/s; engine E/'
+  head -n 1 "$1" | sed -E 's/ in [0-9]+\.[0-9]{2} s, [0-9]+ reads\/s; engine (CPU, [0-9]+ threads?( in [0-9]+ workers)?(, [a-z0-9]+ scan)?|GPU [0-9].*)$/ in T s, R reads\/s; engine E/'
 }
 # The entries of this folder, but for the files that hold a command's stdout and stderr.
 listing() { ls -A | grep -vx -e stdout -e stderr; }

@@ -233,6 +233,18 @@ for t in 8 16; do
     sh -c "test $? -eq 0 && cmp -s w1_1.fq w${t}_1.fq && cmp -s w1_2.fq w${t}_2.fq"
 done
 
+# ---- GPUs expected (the NVIDIA driver's device node there; SBF_EXPECT_GPU=1 says so anywhere):
+# the engine opens with a GPU's workers, which answer on the CPU engine until the devices are
+# counted; without a GPU they answer every read so. The bytes of one CPU worker either way -----
+SBF_EXPECT_GPU=1 "$SBF" filter -x idx.sbf -@ 8 -K 20K --remove human --json x.json -1 x_1.fq -2 x_2.fq r1.fq r2.fq 2> x.err
+check "GPUs expected: filter exit 0, both mate files those of one CPU worker" \
+  sh -c "test $? -eq 0 && cmp -s w1_1.fq x_1.fq && cmp -s w1_2.fq x_2.fq"
+check "GPUs expected: the switch said on stderr and in the JSON" \
+  sh -c "grep -q 'notice: SBF_EXPECT_GPU is set' x.err && grep -q '\"test_switches\": \[\"SBF_EXPECT_GPU\"\]' x.json"
+if ! "$SBF" --version 2> /dev/null | grep -q '^GPU 0:'; then
+  check "GPUs expected, none there: the CPU engine in the GPU's 4 workers" grep -q 'engine CPU, 8 threads in 4 workers' x.err
+fi
+
 # ---- GPU and CPU engines give identical outputs (skipped without a GPU) ---------------------------
 # Each comparison proves that both engines ran (exit 0, and the engine named in the --json
 # summary) and that there was something to compare (non-empty outputs), then compares every
