@@ -36,9 +36,9 @@
 # every section above against this index. Its files live in WORK/big (about 9 GB).
 # BUILD_ROWS=0 leaves the build rows out (the index is built once, untimed, if missing);
 # BUILD_RUNS sets their runs apart from RUNS (a human-sized build takes 30-50 s).
-# GZIP_ROW=1 adds the host as one gzip'd FASTA file, as GRCh38 and T2T come (plain gzip is
-# inflated on one thread; the file is THREADS pieces, each `gzip -1`'d, concatenated: members
-# of plain gzip, inflated one after the other as one stream is, made once per WORK).
+# GZIP_ROW=1 adds the host as one gzip'd FASTA file, as GRCh38 and T2T come (sbf build inflates
+# plain gzip on its threads, bam/sbf_pgzip.c; the file is THREADS pieces, each `gzip -1`'d,
+# concatenated: members of plain gzip, made in seconds once per WORK).
 set -uo pipefail
 export LD_LIBRARY_PATH=$PWD/.devrt/lib:${LD_LIBRARY_PATH:-} PATH=$PWD/.devrt/bin:$PATH
 SBF=${SBF:-$PWD/sbf}
@@ -87,8 +87,9 @@ rows=()
 # row LABEL SECONDS VS RECORDS_WRITTEN [PAIRS]
 # (the CPU seconds are those of the timed call just before; IN_GBP, when set, is the input's
 # size instead of PAIRS pairs of 2x150)
+# Each row goes to stderr too as it is made: a call cut short by its time limit keeps its rows.
 row() { local p=${5:-$P}; rows+=("$(printf '| %-50s | %7.2f | %6.1f | %6.2f | %-22s | %11s |' "$1" "$2" "$cpu" \
-    "$(calc "${IN_GBP:-2 * $p * 150 / 1e9} / $2")" "$3" "$4")"); }
+    "$(calc "${IN_GBP:-2 * $p * 150 / 1e9} / $2")" "$3" "$4")"); echo "e2e row: ${rows[-1]}" >&2; }
 
 # ---- data ----
 if [ ! -s r1.fq ]; then
@@ -192,7 +193,7 @@ if [ "$idx" != idx.sbf ]; then
     rm -f big/one.sbf
     if [ "${GZIP_ROW:-0}" = 1 ]; then
       # gzip -1 of pieces on T threads, the members concatenated: one plain-gzip file (not BGZF),
-      # which sbf inflates on one thread as it does one stream, made in seconds, not 25 s
+      # made in seconds, not 25 s
       [ -s big/one.fa.gz ] || {
         split -n "$T" -d -a 3 big/one.fa big/one.piece. &&
         ls big/one.piece.??? | xargs -P "$T" -n 1 gzip -1 &&
