@@ -28,6 +28,7 @@ typedef struct {
     uint32_t *kmers, *hits;
     size_t next;   /* next block of sequences, taken atomically */
     int status;
+    int gpu_to_come;   /* a GPU worker's query before its index has copies: no plain copies made */
 } query_job_t;
 
 #define QUERY_BLOCK 64u
@@ -392,7 +393,7 @@ static int run_query_job(query_job_t *job, int threads)
     /* once per index, for a run's batches (a few reads do without); without them (no memory),
      * the panels as they are. Not while the index goes to a GPU: the CPU engine only answers
      * until it is there. */
-    if (job->n >= PLAIN_COPY_READS && !__atomic_load_n(&job->idx->accel, __ATOMIC_ACQUIRE))
+    if (job->n >= PLAIN_COPY_READS && !job->gpu_to_come && !__atomic_load_n(&job->idx->accel, __ATOMIC_ACQUIRE))
         (void)sbf_idx_plain_copies(job->idx, threads);
     size_t blocks = (job->n + QUERY_BLOCK - 1) / QUERY_BLOCK;
     if ((size_t)threads > blocks)
@@ -429,7 +430,7 @@ int sbf_engine_query(const sbf_index_t *idx, int slot, size_t n, const char *con
     while (c && done < n && !copies_ready(c)) {
         const size_t m = n - done < chunk ? n - done : chunk;
         query_job_t job = {idx, m, seqs ? seqs + done : NULL, packed ? packed + done : NULL, lens + done,
-                           kmers + done, hits + done * R, 0, SBF_OK};
+                           kmers + done, hits + done * R, 0, SBF_OK, 1};
         int rc = run_query_job(&job, threads);
         if (rc != SBF_OK)
             return rc;
@@ -443,7 +444,10 @@ int sbf_engine_query(const sbf_index_t *idx, int slot, size_t n, const char *con
         return packed ? sbf_gpu_query_nt16(g, n - done, packed + done, lens + done, kmers + done, hits + done * R)
                       : sbf_gpu_query(g, n - done, seqs + done, lens + done, kmers + done, hits + done * R);
     }
-    query_job_t job = {idx, n, seqs, packed, lens, kmers, hits, 0, SBF_OK};
+    /* slot >= 0 and no copies: a GPU worker before the GPUs are counted (sbf_screen.c), whose
+     * index will go to them: the panels' plain copies would cost a chr20 index 0.45 CPU-s and
+     * 125 MB for the few reads answered meanwhile */
+    query_job_t job = {idx, n, seqs, packed, lens, kmers, hits, 0, SBF_OK, slot >= 0};
     return run_query_job(&job, threads);
 }
 

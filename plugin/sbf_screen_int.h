@@ -133,6 +133,8 @@ typedef struct {
     uint64_t reads_cpu_early; /* atomic: reads the GPU workers answered on the CPU engine before any copy
                                * existed (while the GPUs were counted, sbf_screen.c) */
     uint64_t reads_before_gpus; /* reads_cpu_early once the GPUs were counted */
+    int gpus_absent;          /* atomic: GPUs were expected and the run has none (the workers' queries take the
+                               * CPU engine's path, plain copies of panels included) */
     int engine_workers;       /* the engine's worker threads (GPU_WORKERS_PER_COPY per expected copy) */
     int on_gpus;              /* the queries go to GPUs: the CPU threads have room for inflating */
     const char *decoder;      /* how the (first) input is decompressed (sbf_reader_decoder) */

@@ -256,6 +256,8 @@ int screen_work_job(void *ctx, void *item, int slot)
     job_t *j = item;
     double tq = sbf_now();
     j->t_engine = 0;
+    if (slot >= 0 && __atomic_load_n(&s->gpus_absent, __ATOMIC_ACQUIRE))   /* expected, not there: the CPU engine's own path */
+        slot = -1;
     if (slot >= 0 && !s->null_engine && sbf_engine_slots(s->idx[0]) == 0)   /* the GPUs not yet counted: the CPU engine answers */
         __atomic_fetch_add(&s->reads_cpu_early, (uint64_t)j->batch.n_reads, __ATOMIC_RELAXED);
     pipeline_busy(s->engine, slot, 1);
