@@ -334,7 +334,7 @@ void sbf_engine_drop_gpus(sbf_index_t *idx)
 
 int sbf_engine_gpus(const sbf_index_t *idx, int *devices, int max)
 {
-    const gpu_copies_t *c = idx->accel;
+    const gpu_copies_t *c = __atomic_load_n(&idx->accel, __ATOMIC_ACQUIRE);
     if (!c)
         return 0;
     for (int i = 0; devices && i < c->n && i < max; ++i)
@@ -344,7 +344,10 @@ int sbf_engine_gpus(const sbf_index_t *idx, int *devices, int max)
 
 int sbf_engine_slots(const sbf_index_t *idx)
 {
-    return idx->accel ? ((const gpu_copies_t *)idx->accel)->n : 0;
+    /* read once, atomically: a screening run's workers ask while another thread installs the
+     * copies (plugin/sbf_screen.c, attach_gpus) */
+    const gpu_copies_t *c = __atomic_load_n(&idx->accel, __ATOMIC_ACQUIRE);
+    return c ? c->n : 0;
 }
 
 /* The CPU engine: job's sequences over up to `threads` threads, the caller's included. */
