@@ -33,6 +33,11 @@ extern "C" int sbf_gpu_count(void)
 
 extern "C" int sbf_gpu_expected(void)
 {
+    /* CUDA_VISIBLE_DEVICES empty, -1 or NoDevFiles (Slurm's, for a job without GPUs) hides every
+     * device from CUDA: none to expect, whatever the machine has */
+    const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+    if (visible && (!*visible || visible[0] == '-' || !strncmp(visible, "NoDevFiles", 10)))
+        return 0;
     return access("/dev/nvidiactl", F_OK) == 0;
 }
 

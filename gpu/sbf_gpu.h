@@ -18,8 +18,8 @@ extern "C" {
 int sbf_gpu_count(void);
 
 /* Whether GPUs are likely here, answered without starting the CUDA driver (its start costs a
- * run 0.1-0.3 s): a CUDA build on a machine with the NVIDIA driver's control device. Only
- * sbf_gpu_count() says for sure. */
+ * run 0.1-0.3 s): a CUDA build on a machine with the NVIDIA driver's control device, and
+ * CUDA_VISIBLE_DEVICES not hiding every device. Only sbf_gpu_count() says for sure. */
 int sbf_gpu_expected(void);
 
 /* The device's context made now (CUDA makes it on first use, 0.2-0.3 s), so that an upload

@@ -34,6 +34,14 @@ for run in "build --gpu none -o $tmpn/n.sbf $tmpn/a.fa" "classify --gpu none -x 
   loads=$(LD_DEBUG=libs ./sbf $run 2>&1 > /dev/null | grep -c 'libcuda')
   if [ "$loads" -eq 0 ]; then echo "ok: sbf ${run%% *} --gpu none"; else echo "FAILED: sbf ${run%% *} --gpu none looks for libcuda ($loads lines)"; status=1; fi
 done
+# GPUs hidden by CUDA_VISIBLE_DEVICES (empty: how Slurm and users hide them) are not expected: the
+# CPU engine's own shape (one worker at -@ 4), not a GPU's workers answering on the CPU engine
+CUDA_VISIBLE_DEVICES= ./sbf filter -@ 4 -x "$tmpn/n.sbf" -o /dev/null "$tmpn/r.fq" 2> "$tmpn/h.err"
+if grep -q 'engine CPU, 4 threads, ' "$tmpn/h.err"; then echo "ok: CUDA_VISIBLE_DEVICES= runs the CPU engine's own shape"
+else echo "FAILED: CUDA_VISIBLE_DEVICES= : $(head -n 1 "$tmpn/h.err")"; status=1; fi
+./sbf filter -@ 4 -x "$tmpn/n.sbf" -o /dev/null "$tmpn/r.fq" 2> "$tmpn/h.err"
+if grep -q 'engine GPU 0' "$tmpn/h.err"; then echo "ok: the GPU expected and used by default"
+else echo "FAILED: the default run: $(head -n 1 "$tmpn/h.err")"; status=1; fi
 rm -rf "$tmpn"
 echo "== correctness: tests/test_gpu"
 SBF_GPU_GENOMES=".devdata/lambda_virus.fa.gz .devdata/MG1655-K12.fasta.gz .devdata/20.fa.gz" ./tests/test_gpu 2>&1 |
