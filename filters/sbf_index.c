@@ -420,13 +420,12 @@ static void probe_panel(const sbf_index_t *idx, const sbf_panel_t *pn, sbf_scan_
     /* each run's shard first (its first line prefetched); prefetching every tested position's
      * line as well was slower on the 21-genome panel (doc/PERFORMANCE.md) */
     for (uint32_t i = 0; i < sc->n_runs; ++i) {
-        const uint32_t key = sbf_shard_key((uint32_t)sc->runs[i].minimizer);
-        shard[i] = pn->bits + sbf_shard_of_key(key, pn->n_shards) * shard_words;
+        shard[i] = pn->bits + sbf_shard_of_key(sc->key[i], pn->n_shards) * shard_words;
         __builtin_prefetch(shard[i], 0, 0);
     }
     for (uint32_t i = 0; i < sc->n_runs; ++i) {
         const sbf_run_t *run = &sc->runs[i];
-        const uint32_t key = sbf_shard_key((uint32_t)run->minimizer);
+        const uint32_t key = sc->key[i];
         const uint64_t *w = shard[i];
         const uint64_t *h = sc->smer_hash + run->first;
         uint64_t sel = whole;
@@ -489,6 +488,10 @@ static void query_scanned(const sbf_index_t *idx, sbf_scan_t *sc, uint64_t start
     const int avx512 = sbf_runs_avx512(words, H);
 #endif
     uint64_t *const *plain = __atomic_load_n(&idx->plain, __ATOMIC_ACQUIRE);
+    /* each run's shard key once for every target: a target's shard is its range reduction
+     * (sbf_shard_index = sbf_shard_of_key of sbf_shard_key) */
+    for (uint32_t i = 0; i < sc->n_runs; ++i)
+        sc->key[i] = sbf_shard_key((uint32_t)sc->runs[i].minimizer);
     for (int q = only < 0 ? 0 : only; q < (only < 0 ? idx->n_panels : only + 1); ++q) {
         const sbf_panel_t *pn = &idx->panels[q];
         if (pn->log2_width > 0 && !(plain && plain[pn->members[0]])) {
@@ -503,7 +506,7 @@ static void query_scanned(const sbf_index_t *idx, sbf_scan_t *sc, uint64_t start
             const uint64_t *bits = pn->log2_width > 0 ? plain[r] : t->bits;
             const uint64_t **shard = sc->shard;
             for (uint32_t i = 0; i < sc->n_runs; ++i) {
-                shard[i] = bits + sbf_shard_index((uint32_t)sc->runs[i].minimizer, t->n_shards) * words;
+                shard[i] = bits + sbf_shard_of_key(sc->key[i], t->n_shards) * words;
                 __builtin_prefetch(shard[i], 0, 0);
             }
             uint64_t count = 0;

@@ -30,6 +30,7 @@ typedef struct {
     uint32_t run_first[SBF_WINDOW + 8];            /* scratch of the vector paths: run starts */
     sbf_run_t runs[SBF_WINDOW];
     const uint64_t *shard[SBF_WINDOW];            /* scratch: each run's shard in the target at hand */
+    uint32_t key[SBF_WINDOW];                     /* scratch: each run's sbf_shard_key, for every target */
     uint32_t n_runs;
     uint32_t n_kmers;                             /* valid k-mers in the window */
 } sbf_scan_t;
