@@ -3,6 +3,7 @@
 #include <glob.h>
 #include <pthread.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "testutil.h"
 
