@@ -471,6 +471,37 @@ static void probe_panel(const sbf_index_t *idx, const sbf_panel_t *pn, sbf_scan_
     }
 }
 
+/* One plain target's hits over the window's runs, their shards in sc->shard (prefetched): the
+ * early out first, then the full probe (AVX-512 where `fast`); presence (NULL: none) is the
+ * target's row at the window's start. H is a constant in each instance (query_scanned). */
+static inline __attribute__((always_inline)) uint64_t target_runs(const sbf_scan_t *sc, unsigned extra,
+                                                                  const unsigned H, unsigned log2b, int fast,
+                                                                  uint8_t *presence)
+{
+    uint64_t count = 0;
+    for (uint32_t i = 0; i < sc->n_runs; ++i) {
+        const sbf_run_t *run = &sc->runs[i];
+        const uint64_t *w = sc->shard[i], *h = sc->smer_hash + run->first;
+        uint8_t *pr = presence ? presence + run->first : NULL;
+        /* most runs of a target that does not hold the read end here, on either path */
+        if (run_absent(w, h, run->n, extra, H, log2b)) {
+            if (pr)
+                memset(pr, 0, run->n);
+            continue;
+        }
+#if SBF_SCAN_HAVE_SIMD
+        if (fast) {
+            count += avx512_probe_run(w, h, run->n, extra, H, pr);
+            continue;
+        }
+#else
+        (void)fast;
+#endif
+        count += probe_run(w, h, run->n, extra, H, log2b, pr);
+    }
+    return count;
+}
+
 /* Probe every target with the window just scanned (it starts at `start` of the sequence):
  * adds to *n_kmers and hits[r]; presence rows (row bytes each) as sbf_query_seq(). */
 /* only: the one panel to probe, or -1 for every panel */
@@ -485,7 +516,9 @@ static void query_scanned(const sbf_index_t *idx, sbf_scan_t *sc, uint64_t start
 #if SBF_SCAN_HAVE_SIMD
     /* 512-bit shards on the AVX-512 path: eight s-mers tested at once (sbf_probe_simd.c), for
      * H <= 3, whose bits are all fields of the 32-bit hash itself (sbf_smer_bit) */
-    const int avx512 = sbf_runs_avx512(words, H);
+    const int fast = sbf_runs_avx512(words, H);
+#else
+    const int fast = 0;
 #endif
     uint64_t *const *plain = __atomic_load_n(&idx->plain, __ATOMIC_ACQUIRE);
     /* each run's shard key once for every target: a target's shard is its range reduction
@@ -509,25 +542,13 @@ static void query_scanned(const sbf_index_t *idx, sbf_scan_t *sc, uint64_t start
                 shard[i] = bits + sbf_shard_of_key(sc->key[i], t->n_shards) * words;
                 __builtin_prefetch(shard[i], 0, 0);
             }
-            uint64_t count = 0;
-            for (uint32_t i = 0; i < sc->n_runs; ++i) {
-                const sbf_run_t *run = &sc->runs[i];
-                uint8_t *pr = presence ? presence + (uint64_t)r * row + start + run->first : NULL;
-                /* most runs of a target that does not hold the read end here, on either path */
-                if (run_absent(shard[i], sc->smer_hash + run->first, run->n, extra, H, log2b)) {
-                    if (pr)
-                        memset(pr, 0, run->n);
-                    continue;
-                }
-#if SBF_SCAN_HAVE_SIMD
-                if (avx512) {
-                    count += avx512_probe_run(shard[i], sc->smer_hash + run->first, run->n, extra, H, pr);
-                    continue;
-                }
-#endif
-                count += probe_run(shard[i], sc->smer_hash + run->first, run->n, extra, H, log2b, pr);
+            uint8_t *pr = presence ? presence + (uint64_t)r * row + start : NULL;
+            switch (H) {   /* the early out's bit tests unrolled for the usual H */
+            case 1: hits[r] += target_runs(sc, extra, 1, log2b, fast, pr); break;
+            case 2: hits[r] += target_runs(sc, extra, 2, log2b, fast, pr); break;
+            case 3: hits[r] += target_runs(sc, extra, 3, log2b, fast, pr); break;
+            default: hits[r] += target_runs(sc, extra, H, log2b, fast, pr); break;
             }
-            hits[r] += count;
         }
     }
 }
