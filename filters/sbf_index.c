@@ -541,7 +541,7 @@ static void query_scanned(const sbf_index_t *idx, sbf_scan_t *sc, uint64_t start
      * the L2 keeps more misses in flight than the L1's fill buffers, which each target's burst
      * of prefetchnta below had filled alone; that burst then brings the lines to the L1 just
      * before the target's tests. VM, 200,000 pairs at -@1: the CPU engine 0.665 -> 0.47 s
-     * with chr20 alone, 1.345 -> 1.00 s with the e2e index (doc/PERFORMANCE.md, try 23). */
+     * with chr20 alone, 1.345 -> 1.12 s with the e2e index (doc/PERFORMANCE.md, try 23). */
     for (int q = q0; q < q1; ++q) {
         const sbf_panel_t *pn = &idx->panels[q];
         for (int m = 0; m < pn->n_members && plain_bits(idx, pn, plain, 0); ++m) {
