@@ -36,7 +36,7 @@ typedef struct {
     screen_t s;
     screen_opt_t adjusted;    /* the options, when --min-match-bases set --min-hits */
     int dev[SBF_MAX_GPUS], n_gpus;
-    int gpus_expected;        /* n_gpus and dev are the options' guess, counted in start_engine() */
+    int gpus_expected;        /* n_gpus and dev are the options' guess, counted by attach_gpus() */
     int queues, started_reader, started_writer, started_warm, started_attach;
     pthread_t reader, writer, warm, attach;
     sbf_reader_t *first;
@@ -77,10 +77,25 @@ static void warm_join(run_t *r)
     r->started_warm = 0;
 }
 
+/* The GPUs counted (the CUDA driver started), timed for --stats: at once where they were not
+ * expected, else by attach_gpus() while the engine's workers answer on the CPU engine (the
+ * reads they answered meanwhile noted); fewer than expected leaves the workers as they are,
+ * their queries on the CPU engine or on the copies there are (sbf_engine_query: slot modulo
+ * copies). */
+static void count_gpus(run_t *r)
+{
+    screen_t *s = &r->s;
+    const double t = sbf_now();
+    r->n_gpus = cli_gpu_resolve(s->o->cmd, &s->o->gpus, r->dev);
+    s->t_gpus = sbf_now() - t;
+    s->reads_before_gpus = __atomic_load_n(&s->reads_cpu_early, __ATOMIC_RELAXED);
+    r->gpus_expected = 0;
+}
+
 /* The GPUs the run uses: counted now where the count decides the engine's shape (--gpu all:
  * one copy per device; --gpu-mem-limit, whose check is for devices that are there) or where
  * none can be (a build without CUDA, or no NVIDIA driver here);
- * else the options' devices are expected and counted by start_engine() once the engine's
+ * else the options' devices are expected and counted by attach_gpus() once the engine's
  * workers answer on the CPU engine. The CUDA driver's start takes 0.1-0.3 s, in which the run
  * did nothing but read its first 8 batches (H100 machine, doc/gpu-notes.md). */
 static void expect_gpus(run_t *r)
@@ -91,30 +106,13 @@ static void expect_gpus(run_t *r)
     if (want->mode == SBF_GPU_NONE)
         return;
     if (want->mode == CLI_GPU_ALL || s->o->gpu_mem_limit || !(sbf_gpu_expected() || getenv("SBF_EXPECT_GPU"))) {
-        const double t = sbf_now();
-        r->n_gpus = cli_gpu_resolve(s->o->cmd, want, r->dev);
-        s->t_gpus = sbf_now() - t;
+        count_gpus(r);
         return;
     }
     r->gpus_expected = 1;
     r->n_gpus = want->mode == SBF_GPU_AUTO ? 1 : want->n;
     for (int i = 0; i < r->n_gpus; ++i)
         r->dev[i] = want->mode == SBF_GPU_AUTO ? 0 : want->dev[i];
-}
-
-/* The expected GPUs counted (the engine's workers answer on the CPU engine meanwhile): fewer
- * than expected leaves the workers as they are, their queries on the CPU engine or on the
- * copies there are (sbf_engine_query: slot modulo copies). */
-static void count_gpus(run_t *r)
-{
-    screen_t *s = &r->s;
-    if (!r->gpus_expected)
-        return;
-    const double t = sbf_now();
-    r->n_gpus = cli_gpu_resolve(s->o->cmd, &s->o->gpus, r->dev);
-    s->t_gpus = sbf_now() - t;
-    s->reads_before_gpus = __atomic_load_n(&s->reads_cpu_early, __ATOMIC_RELAXED);
-    r->gpus_expected = 0;
 }
 
 /* The indexes, the options that depend on them, the categories, and the GPUs the run uses.
@@ -290,7 +288,8 @@ static void *attach_gpus(void *arg)
     run_t *r = arg;
     screen_t *s = &r->s;
     const screen_opt_t *o = s->o;
-    count_gpus(r);
+    if (r->gpus_expected)
+        count_gpus(r);
     warm_join(r);
     for (int x = 0; r->n_gpus > 0 && x < s->n_idx; ++x)
         if (sbf_engine_slots(s->idx[x]) == 0 && sbf_engine_use_gpus_async(s->idx[x], r->n_gpus, r->dev) != SBF_OK) {
