@@ -544,7 +544,9 @@ static void query_scanned(const sbf_index_t *idx, sbf_scan_t *sc, uint64_t start
      * with chr20 alone, 1.345 -> 1.12 s with the e2e index (doc/PERFORMANCE.md, try 23). */
     for (int q = q0; q < q1; ++q) {
         const sbf_panel_t *pn = &idx->panels[q];
-        for (int m = 0; m < pn->n_members && plain_bits(idx, pn, plain, 0); ++m) {
+        if (!plain_bits(idx, pn, plain, 0))   /* probed as a panel (probe_panel prefetches its own) */
+            continue;
+        for (int m = 0; m < pn->n_members; ++m) {
             const uint64_t *bits = plain_bits(idx, pn, plain, m);
             const uint64_t n_shards = idx->targets[pn->members[m]].n_shards;
             for (uint32_t i = 0; i < sc->n_runs; ++i)
