@@ -419,38 +419,41 @@ static int run_query_job(query_job_t *job, int threads)
  * switches to the GPU within a few milliseconds of the copies being made. */
 #define UPLOAD_LOOK_READS 2048u
 
-/* One query on GPU copy `slot` of the index, or on the CPU engine (slot < 0 or no copy). While
- * the copies are being made, the CPU engine answers the reads in chunks, and the GPU the rest
- * once they are. */
+/* One query on GPU copy `slot` of the index, or on the CPU engine (slot < 0). A GPU worker's
+ * query (slot >= 0) before its copy is ready, while the copies are made or before there are any
+ * (the GPUs still being counted, sbf_screen.c), runs on the CPU engine in chunks, looking for the
+ * copy between them: the GPU takes the rest of the reads within a few milliseconds of it being
+ * there. Those chunks make no plain copies of panels: the index is going to the GPU, and the
+ * copies would cost a chr20 index 0.45 CPU-s and 125 MB for the few reads answered meanwhile. */
 int sbf_engine_query(const sbf_index_t *idx, int slot, size_t n, const char *const *seqs,
                      const uint8_t *const *packed, const size_t *lens, uint32_t *kmers, uint32_t *hits, int threads)
 {
-    gpu_copies_t *c = slot >= 0 ? __atomic_load_n(&idx->accel, __ATOMIC_ACQUIRE) : NULL;
     const size_t R = (size_t)idx->n_targets, chunk = UPLOAD_LOOK_READS * (size_t)(threads > 1 ? threads : 1);
+    gpu_copies_t *c = NULL;
     size_t done = 0;
-    if (c && !copies_ready(c))
+    while (slot >= 0 && done < n) {
+        c = __atomic_load_n(&idx->accel, __ATOMIC_ACQUIRE);
+        if (copies_ready(c))
+            break;
         copies_want(c);
-    while (c && done < n && !copies_ready(c)) {
         const size_t m = n - done < chunk ? n - done : chunk;
         query_job_t job = {idx, m, seqs ? seqs + done : NULL, packed ? packed + done : NULL, lens + done,
                            kmers + done, hits + done * R, 0, SBF_OK, 1};
         int rc = run_query_job(&job, threads);
         if (rc != SBF_OK)
             return rc;
-        __atomic_fetch_add(&c->cpu_reads, (uint64_t)m, __ATOMIC_RELAXED);
+        if (c)
+            __atomic_fetch_add(&c->cpu_reads, (uint64_t)m, __ATOMIC_RELAXED);
         done += m;
     }
-    if (done == n && c)
-        return SBF_OK;
-    if (c) {
+    if (slot >= 0) {
+        if (done == n)
+            return SBF_OK;
         sbf_gpu_index_t *g = c->index[slot % c->n];
         return packed ? sbf_gpu_query_nt16(g, n - done, packed + done, lens + done, kmers + done, hits + done * R)
                       : sbf_gpu_query(g, n - done, seqs + done, lens + done, kmers + done, hits + done * R);
     }
-    /* slot >= 0 and no copies: a GPU worker before the GPUs are counted (sbf_screen.c), whose
-     * index will go to them: the panels' plain copies would cost a chr20 index 0.45 CPU-s and
-     * 125 MB for the few reads answered meanwhile */
-    query_job_t job = {idx, n, seqs, packed, lens, kmers, hits, 0, SBF_OK, slot >= 0};
+    query_job_t job = {idx, n, seqs, packed, lens, kmers, hits, 0, SBF_OK, 0};
     return run_query_job(&job, threads);
 }
 

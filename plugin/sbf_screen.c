@@ -297,11 +297,10 @@ static void *attach_gpus(void *arg)
                     x ? " for this index and those after it" : "");
             break;
         }
-    if (sbf_engine_slots(s->idx[0]) == 0)
-        __atomic_store_n(&s->gpus_absent, 1, __ATOMIC_RELEASE);
     s->reads_on_cpu0 = upload_cpu_reads(s, 0);   /* an earlier sample's (--samples) counted reads of its own */
     s->layer_reads_on_cpu0 = upload_cpu_reads(s, 1);
     screen_describe_engine(s, r->engine, sizeof r->engine);
+    __atomic_store_n(&s->gpus_attached, 1, __ATOMIC_RELEASE);
     return NULL;
 }
 

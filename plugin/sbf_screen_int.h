@@ -32,8 +32,11 @@ typedef struct screen_kept_s {
 /* Engine workers per GPU copy. A worker queries its batch on the GPU, then scores it and
  * formats its records on the CPU; with two, the GPU waited while both did their CPU share and
  * the reader waited for them (bench/e2e.sh, plain FASTQ: waiting for the engine 1.15 s of a
- * 1.61 s run, the GPU busy 50%). */
-#define GPU_WORKERS_PER_COPY 4
+ * 1.61 s run, the GPU busy 50%). Four were 93-94% occupied in `classify` of FASTQ, whose
+ * workers format every record with its tags: six ran it 7-10% faster (H100 machine, 5 M pairs
+ * against the 3.06 Gbp index 1.113 -> 1.028 s, 2 M against chr20 0.646 -> 0.583 s, medians of
+ * 3, alternating) and `filter` and BAM as fast as four (doc/gpu-notes.md, twelfth session). */
+#define GPU_WORKERS_PER_COPY 6
 #define MAX_JOBS (4 + GPU_WORKERS_PER_COPY * SBF_MAX_GPUS)   /* see start_reader() in sbf_screen.c */
 /* -K: small batches on GPUs keep the records of the batches in flight in the CPU caches
  * (bench/ksweep.sh on the H200 machine: BAM 2.8 s at 512K-1M against 4.1 s at 16M). Each CPU
@@ -133,8 +136,9 @@ typedef struct {
     uint64_t reads_cpu_early; /* atomic: reads the GPU workers answered on the CPU engine before any copy
                                * existed (while the GPUs were counted, sbf_screen.c) */
     uint64_t reads_before_gpus; /* reads_cpu_early once the GPUs were counted */
-    int gpus_absent;          /* atomic: GPUs were expected and the run has none (the workers' queries take the
-                               * CPU engine's path, plain copies of panels included) */
+    int gpus_attached;        /* atomic: attach_gpus() is done. An index without GPU copies then gets none in
+                               * this run: its queries take the CPU engine's own path (plain copies of panels
+                               * included); none for idx[0]: the GPUs expected are not there */
     int engine_workers;       /* the engine's worker threads (GPU_WORKERS_PER_COPY per expected copy) */
     int on_gpus;              /* the queries go to GPUs: the CPU threads have room for inflating */
     const char *decoder;      /* how the (first) input is decompressed (sbf_reader_decoder) */

@@ -150,6 +150,15 @@ static int category_slot(const screen_t *s, int cat)
     return cat >= 0 ? cat : cat == SBF_CAT_MULTI ? s->R : s->R + 1;
 }
 
+/* Has idx GPU copies, or may it still get them (the GPUs being counted and the uploads started
+ * by attach_gpus() in sbf_screen.c)? A GPU worker's query of an index that gets none takes the
+ * CPU engine's own path (slot -1): the engine answers a slot without copies as reads to come to
+ * the GPU, without the plain copies of panels. */
+static int gpu_to_come(const screen_t *s, const sbf_index_t *idx)
+{
+    return sbf_engine_slots(idx) > 0 || !__atomic_load_n(&s->gpus_attached, __ATOMIC_ACQUIRE);
+}
+
 /* Query the units of set l (text units, then SAM units) on one index (or its layer): kmers and
  * Rx hits per unit. */
 static int query_units(const screen_t *s, const sbf_index_t *idx, int slot, job_t *j, int l, uint32_t *kmers,
@@ -160,6 +169,8 @@ static int query_units(const screen_t *s, const sbf_index_t *idx, int slot, job_
     const int threads = s->query_threads;
     int rc = SBF_OK;
     const double t0 = sbf_now();
+    if (slot >= 0 && !gpu_to_come(s, idx))   /* an index whose upload could not start */
+        slot = -1;
     if (T)
         rc = sbf_engine_query(idx, slot, T, ut->seqs, NULL, ut->lens, kmers, uhits, threads);
     if (rc == SBF_OK && S)
@@ -256,7 +267,7 @@ int screen_work_job(void *ctx, void *item, int slot)
     job_t *j = item;
     double tq = sbf_now();
     j->t_engine = 0;
-    if (slot >= 0 && __atomic_load_n(&s->gpus_absent, __ATOMIC_ACQUIRE))   /* expected, not there: the CPU engine's own path */
+    if (slot >= 0 && !gpu_to_come(s, s->idx[0]))   /* expected, not there: the CPU engine's own path */
         slot = -1;
     if (slot >= 0 && !s->null_engine && sbf_engine_slots(s->idx[0]) == 0)   /* the GPUs not yet counted: the CPU engine answers */
         __atomic_fetch_add(&s->reads_cpu_early, (uint64_t)j->batch.n_reads, __ATOMIC_RELAXED);
