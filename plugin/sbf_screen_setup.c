@@ -472,7 +472,7 @@ void screen_print_stats(const screen_t *s, FILE *fp)
             s->decoder ? s->decoder : "none");
     /* The verdict in words: the stage busy for the largest share of the run, and what helps.
      * The engine's share is its workers' occupancy (their seconds over workers x wall), not a
-     * slot's busy share: one of a GPU slot's 4 workers querying made the slot 77% busy in a
+     * slot's busy share: one of a GPU slot's 4 workers (then) querying made the slot 77% busy in a
      * FASTQ run whose workers were 63% occupied and whose reader was the limit (H100 machine,
      * doc/PERFORMANCE.md, "What the 5a2a3fa column measured"). */
     const double engine = (s->t_query + s->t_score + s->t_encode) / (e->workers > 0 ? e->workers : 1);

@@ -396,9 +396,9 @@ rm -f load_1.fq load_2.fq l1.bam l10.bam
 
 # ---- no GPU, or not enough GPU memory: the CPU engine with a notice ----------------------------------
 if "$SBF" --version | grep -q '^GPU 0:'; then
-  # one panel of two filters (94.8 + 71.1 KiB in 8 columns: 189.6 KiB) and, for each of the device's four workers, two batches of
+  # one panel of two filters (94.8 + 71.1 KiB in 8 columns: 189.6 KiB) and, for each of the device's six workers, two batches of
   # 1 M bases (the GPU default of -K) at 2 bytes per base
-  line="sbf classify: notice: the index and batches need 16.2 MiB on the GPU, more than --gpu-mem-limit 1.0 KiB: using the CPU engine"
+  line="sbf classify: notice: the index and batches need 24.2 MiB on the GPU, more than --gpu-mem-limit 1.0 KiB: using the CPU engine"
   line7="sbf classify: notice: no GPU number 7 (devices 0 to $(($("$SBF" --version | grep -c '^GPU ') - 1))): using the CPU engine"
   line_all=$(summary '400 reads' 0.0)
 else

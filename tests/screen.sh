@@ -242,7 +242,7 @@ check "GPUs expected: filter exit 0, both mate files those of one CPU worker" \
 check "GPUs expected: the switch said on stderr and in the JSON" \
   sh -c "grep -q 'notice: SBF_EXPECT_GPU is set' x.err && grep -q '\"test_switches\": \[\"SBF_EXPECT_GPU\"\]' x.json"
 if ! "$SBF" --version 2> /dev/null | grep -q '^GPU 0:'; then
-  check "GPUs expected, none there: the CPU engine in the GPU's 4 workers" grep -q 'engine CPU, 8 threads in 4 workers' x.err
+  check "GPUs expected, none there: the CPU engine in the GPU's 6 workers" grep -q 'engine CPU, 8 threads in 6 workers' x.err
 fi
 
 # ---- GPU and CPU engines give identical outputs (skipped without a GPU) ---------------------------
