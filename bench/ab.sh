@@ -14,6 +14,8 @@
 #       last round differs between the two (BAM/CRAM compared as records and header, without
 #       the @PG lines, which name each binary's version). ARGS are sbf's, e.g.
 #       bash bench/ab.sh run 3 t.bam -- classify --gpu none -@ 16 -x idx.sbf -o t.bam reads.bam
+#       AB_GREP=REGEX prints each run's stderr lines that match it (with --stats among ARGS, e.g.
+#       AB_GREP='opening' for the GPUs' count and the upload), so a difference can be explained.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd) || exit 2
 case ${1:-} in
@@ -49,6 +51,7 @@ run)
       cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
       echo "$who $wall $cpu $rss" >> "$results"
       printf 'round %d %s: %s s, %s CPU-s, peak RSS %d MiB\n' "$round" "$who" "$wall" "$cpu" $((rss / 1024))
+      [ -n "${AB_GREP:-}" ] && { grep -E -- "$AB_GREP" ab-err.txt | sed 's/^/    /'; }
       for f in "${out[@]}"; do   # the last round's outputs of each, to compare
         case $f in
         *.bam|*.cram) samtools view -h --no-PG "$f" 2> /dev/null | grep -v '^@PG' | md5sum > "ab-$who-$(basename "$f").txt" ;;
