@@ -162,6 +162,9 @@ if [ "${ONLY_DATA:-0}" = 1 ]; then   # HOST=big's index too, as its untimed buil
 fi
 echo "# $P pairs 2x150, $H% from human chr20, the rest E. coli; $(ls -l r1.fq r2.fq | awk '{ s += $5 } END { printf "FASTQ %.2f GB", s / 1e9 }'); index: ${refs[*]%%=*} ($host_desc); $T threads; medians of $runs"
 nvidia-smi --query-gpu=name --format=csv,noheader
+# the host's CPU too: the CPU engine's rows move with it (about 4 us a read a thread on the H100
+# machines' Xeon against 2.75 on an AMD EPYC; doc/PERFORMANCE.md, the 7af3f42 column)
+echo "# CPU: $(lscpu 2> /dev/null | sed -n 's/^Model name: *//p' | head -n 1), $(nproc) threads, L3 $(lscpu 2> /dev/null | sed -n 's/^L3 cache: *//p' | head -n 1)"
 # the last run's --stats lines, and its time outside them: the process's wall time less the
 # run's own (what the start before the run and the exit after it cost: a GPU run's CUDA
 # driver and context, doc/PERFORMANCE.md)
