@@ -484,14 +484,14 @@ static inline const uint64_t *plain_bits(const sbf_index_t *idx, const sbf_panel
 /* One plain target's hits over the window's runs, their shards in sc->shard (prefetched): the
  * early out first, then the full probe (AVX-512 where `fast`); presence (NULL: none) is the
  * target's row at the window's start. H is a constant in each instance (query_scanned). */
-static inline __attribute__((always_inline)) uint64_t target_runs(const sbf_scan_t *sc, unsigned extra,
-                                                                  const unsigned H, unsigned log2b, int fast,
-                                                                  uint8_t *presence)
+static inline __attribute__((always_inline)) uint64_t target_runs(const sbf_scan_t *sc, const uint64_t *const *shard,
+                                                                  unsigned extra, const unsigned H, unsigned log2b,
+                                                                  int fast, uint8_t *presence)
 {
     uint64_t count = 0;
     for (uint32_t i = 0; i < sc->n_runs; ++i) {
         const sbf_run_t *run = &sc->runs[i];
-        const uint64_t *w = sc->shard[i], *h = sc->smer_hash + run->first;
+        const uint64_t *w = shard[i], *h = sc->smer_hash + run->first;
         uint8_t *pr = presence ? presence + run->first : NULL;
         /* most runs of a target that does not hold the read end here, on either path */
         if (run_absent(w, h, run->n, extra, H, log2b)) {
@@ -530,6 +530,9 @@ static void query_scanned(const sbf_index_t *idx, sbf_scan_t *sc, uint64_t start
 #else
     const int fast = 0;
 #endif
+    /* the default shards: every bit of an s-mer a 9-bit field of its 32-bit hash (no second word,
+     * sbf_smer_bit), constant in the instances below */
+    const int b512 = words == 8 && H <= 3;
     uint64_t *const *plain = __atomic_load_n(&idx->plain, __ATOMIC_ACQUIRE);
     /* each run's shard key once for every target: a target's shard is its range reduction
      * (sbf_shard_index = sbf_shard_of_key of sbf_shard_key) */
@@ -542,6 +545,12 @@ static void query_scanned(const sbf_index_t *idx, sbf_scan_t *sc, uint64_t start
      * of prefetchnta below had filled alone; that burst then brings the lines to the L1 just
      * before the target's tests. VM, 200,000 pairs at -@1: the CPU engine 0.665 -> 0.47 s
      * with chr20 alone, 1.345 -> 1.12 s with the e2e index (doc/PERFORMANCE.md, try 23). */
+    /* The pre-pass keeps each run's shard in the first few plain targets (short reads: a few
+     * dozen runs), so the target's own pass below does not compute it again. */
+    enum { KEPT_TARGETS = 4, KEPT_RUNS = 256 };
+    const uint64_t *kept[KEPT_TARGETS][KEPT_RUNS];
+    int n_kept = 0;
+    const int keep = sc->n_runs <= KEPT_RUNS;
     for (int q = q0; q < q1; ++q) {
         const sbf_panel_t *pn = &idx->panels[q];
         if (!plain_bits(idx, pn, plain, 0))   /* probed as a panel (probe_panel prefetches its own) */
@@ -549,10 +558,19 @@ static void query_scanned(const sbf_index_t *idx, sbf_scan_t *sc, uint64_t start
         for (int m = 0; m < pn->n_members; ++m) {
             const uint64_t *bits = plain_bits(idx, pn, plain, m);
             const uint64_t n_shards = idx->targets[pn->members[m]].n_shards;
+            if (keep && n_kept < KEPT_TARGETS) {
+                const uint64_t **sh = kept[n_kept++];
+                for (uint32_t i = 0; i < sc->n_runs; ++i) {
+                    sh[i] = bits + sbf_shard_of_key(sc->key[i], n_shards) * words;
+                    __builtin_prefetch(sh[i], 0, 1);
+                }
+                continue;
+            }
             for (uint32_t i = 0; i < sc->n_runs; ++i)
                 __builtin_prefetch(bits + sbf_shard_of_key(sc->key[i], n_shards) * words, 0, 1);
         }
     }
+    int at_kept = 0;
     for (int q = q0; q < q1; ++q) {
         const sbf_panel_t *pn = &idx->panels[q];
         if (!plain_bits(idx, pn, plain, 0)) {
@@ -564,16 +582,30 @@ static void query_scanned(const sbf_index_t *idx, sbf_scan_t *sc, uint64_t start
             const sbf_target_t *t = &idx->targets[r];
             const uint64_t *bits = plain_bits(idx, pn, plain, m);
             const uint64_t **shard = sc->shard;
-            for (uint32_t i = 0; i < sc->n_runs; ++i) {
-                shard[i] = bits + sbf_shard_of_key(sc->key[i], t->n_shards) * words;
-                __builtin_prefetch(shard[i], 0, 0);
+            if (at_kept < n_kept) {
+                shard = kept[at_kept++];
+                for (uint32_t i = 0; i < sc->n_runs; ++i)
+                    __builtin_prefetch(shard[i], 0, 0);
+            } else {
+                for (uint32_t i = 0; i < sc->n_runs; ++i) {
+                    shard[i] = bits + sbf_shard_of_key(sc->key[i], t->n_shards) * words;
+                    __builtin_prefetch(shard[i], 0, 0);
+                }
             }
             uint8_t *pr = presence ? presence + (uint64_t)r * row + start : NULL;
+            if (b512) {
+                switch (H) {
+                case 1: hits[r] += target_runs(sc, shard, extra, 1, 9, fast, pr); break;
+                case 2: hits[r] += target_runs(sc, shard, extra, 2, 9, fast, pr); break;
+                default: hits[r] += target_runs(sc, shard, extra, 3, 9, fast, pr); break;
+                }
+                continue;
+            }
             switch (H) {   /* the early out's bit tests unrolled for the usual H */
-            case 1: hits[r] += target_runs(sc, extra, 1, log2b, fast, pr); break;
-            case 2: hits[r] += target_runs(sc, extra, 2, log2b, fast, pr); break;
-            case 3: hits[r] += target_runs(sc, extra, 3, log2b, fast, pr); break;
-            default: hits[r] += target_runs(sc, extra, H, log2b, fast, pr); break;
+            case 1: hits[r] += target_runs(sc, shard, extra, 1, log2b, fast, pr); break;
+            case 2: hits[r] += target_runs(sc, shard, extra, 2, log2b, fast, pr); break;
+            case 3: hits[r] += target_runs(sc, shard, extra, 3, log2b, fast, pr); break;
+            default: hits[r] += target_runs(sc, shard, extra, H, log2b, fast, pr); break;
             }
         }
     }

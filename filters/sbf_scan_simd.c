@@ -20,10 +20,11 @@ typedef uint64_t v4u __attribute__((vector_size(32)));
 #define VEC(name) avx512_##name
 #define VEC_COMPRESS 1
 #define VEC_MUL_EPU32 _mm512_mul_epu32
+#define VEC_MIN_EPU64 _mm512_min_epu64
 #define VLANES 8
 #define vi __m512i
 #define vu v8u
-#include "sbf_scan_vec.h"   /* #undefs VEC, VEC_COMPRESS, VEC_MUL_EPU32, VLANES, vi, vu */
+#include "sbf_scan_vec.h"   /* #undefs VEC, VEC_COMPRESS, VEC_MUL_EPU32, VEC_MIN_EPU64, VLANES, vi, vu */
 #pragma GCC pop_options
 
 #pragma GCC push_options
@@ -34,7 +35,7 @@ typedef uint64_t v4u __attribute__((vector_size(32)));
 #define VLANES 4
 #define vi __m256i
 #define vu v4u
-#include "sbf_scan_vec.h"   /* #undefs VEC, VEC_COMPRESS, VEC_MUL_EPU32, VLANES, vi, vu */
+#include "sbf_scan_vec.h"   /* #undefs VEC, VEC_COMPRESS, VEC_MUL_EPU32, VEC_MIN_EPU64, VLANES, vi, vu */
 #pragma GCC pop_options
 
 #endif

@@ -2,7 +2,8 @@
  * included by sbf_scan_simd.c once per instruction set, under that set's `#pragma GCC target`,
  * with VEC(name) naming the instance's functions, VEC_COMPRESS 1 where AVX-512's compress
  * instructions exist and VEC_MUL_EPU32 / vi that set's 32 x 32 -> 64-bit multiply of the low
- * halves of each lane and its register type; it #undefs those six at its end.
+ * halves of each lane and its register type, and VEC_MIN_EPU64 the set's unsigned 64-bit minimum
+ * where it has one (AVX-512; AVX2 builds it from a compare); it #undefs those seven at its end.
  * Not a header to include anywhere else.
  *
  * Each pass computes exactly what the scalar passes of sbf_scan.c compute, so every path gives
@@ -27,8 +28,12 @@ static inline void VEC(store)(uint64_t *p, vu v) { memcpy(p, &v, sizeof v); }
 
 static inline vu VEC(min)(vu a, vu b)
 {
+#ifdef VEC_MIN_EPU64
+    return (vu)VEC_MIN_EPU64((vi)a, (vi)b);
+#else
     const vu lt = (vu)(a < b);
     return (a & lt) | (b & ~lt);
+#endif
 }
 
 /* (a * c) mod 2^32 in each lane, for lanes a < 2^32: one multiply of the low halves. */
@@ -131,6 +136,7 @@ void VEC(sbf_scan_window)(sbf_scan_t *sc, const sbf_params_t *p, const uint8_t c
 #undef VEC
 #undef VEC_COMPRESS
 #undef VEC_MUL_EPU32
+#undef VEC_MIN_EPU64
 #undef VLANES
 #undef vi
 #undef vu

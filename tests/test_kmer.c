@@ -294,7 +294,7 @@ static void test_query_paths_identical(void **state)
     static const struct {
         int k, m, s, H, shard;
     } sets[] = {{31, 25, 25, 2, 512}, {31, 21, 24, 2, 512}, {25, 19, 25, 4, 512}, {31, 24, 24, 7, 512},
-                {31, 25, 25, 2, 256}, {21, 11, 19, 3, 256}};
+                {31, 25, 25, 2, 256}, {21, 11, 19, 3, 256}, {31, 25, 25, 1, 512}, {31, 25, 25, 3, 512}};
     test_seed(17);
     static sbf_scan_t sc;
     const sbf_scan_path_t chosen = sbf_scan_path();
