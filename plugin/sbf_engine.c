@@ -10,7 +10,6 @@
 #include "../filters/sbf_classify.h"
 #include "../filters/sbf_clock.h"
 #include "../filters/sbf_error.h"
-#include "../filters/sbf_helper.h"
 #include "../filters/sbf_index.h"
 #include "../filters/sbf_kmer.h"
 #include "../filters/sbf_lowcomp.h"
@@ -19,7 +18,7 @@
 #include "sbf.h"
 #include "sbf_engine.h"
 
-typedef struct {
+typedef struct query_job_s {
     const sbf_index_t *idx;
     size_t n;
     const char *const *seqs;       /* ASCII sequences, or NULL when packed is given */
@@ -29,11 +28,20 @@ typedef struct {
     size_t next;   /* next block of sequences, taken atomically */
     int status;
     int gpu_to_come;   /* a GPU worker's query before its index has copies: no plain copies made */
+    /* on the board (below): the helpers it is owed (its threads but the caller's own), the most
+     * it may have at once, and those working on it now (atomic; changed under board_mu) */
+    int owed, most, attached;
+    struct query_job_s *next_job;   /* the board's list, oldest first */
 } query_job_t;
 
 #define QUERY_BLOCK 64u
 /* A query of this many reads or more makes the CPU's plain copies of panels (sbf_plain.c) */
 #define PLAIN_COPY_READS 1000u
+
+/* Blocks of the job's reads on this thread until none is left, or (a helper, `gen` not NULL)
+ * until the board has changed while the job has more helpers than it is owed: the helper then
+ * goes where it is owed. hits: R words. */
+static void query_blocks(query_job_t *job, sbf_scan_t *sc, uint64_t *hits, const uint64_t *gen);
 
 static void *query_worker(void *arg)
 {
@@ -47,22 +55,7 @@ static void *query_worker(void *arg)
         free(hits);
         return NULL;
     }
-    for (;;) {
-        size_t first = __atomic_fetch_add(&job->next, QUERY_BLOCK, __ATOMIC_RELAXED);
-        if (first >= job->n)
-            break;
-        size_t last = first + QUERY_BLOCK < job->n ? first + QUERY_BLOCK : job->n;
-        for (size_t i = first; i < last; ++i) {
-            uint64_t nk;
-            if (job->packed)
-                sbf_query_seq_nt16(job->idx, sc, job->packed[i], job->lens[i], &nk, hits);
-            else
-                sbf_query_seq(job->idx, sc, sbf_nt4_ascii, (const uint8_t *)job->seqs[i], job->lens[i], &nk, hits, NULL);
-            job->kmers[i] = (uint32_t)nk;
-            for (int r = 0; r < R; ++r)
-                job->hits[i * (size_t)R + (size_t)r] = (uint32_t)hits[r];
-        }
-    }
+    query_blocks(job, sc, hits, NULL);
     free(sc);
     free(hits);
     return NULL;
@@ -350,66 +343,170 @@ int sbf_engine_slots(const sbf_index_t *idx)
     return c ? c->n : 0;
 }
 
-/* The CPU engine: job's sequences over up to `threads` threads, the caller's included. */
-/* The CPU engine's query threads, kept for the process: a query takes idle ones (making more
- * when every one is busy, so a call always gets its threads) and gives them back; before, each
- * call started and joined its own threads (the issue's list of mechanisms: "CPU query threads
- * started on every call"). Only reachable through this list: never a leak. */
-static pthread_mutex_t helpers_mu = PTHREAD_MUTEX_INITIALIZER;
-static sbf_helper_t **idle_helpers;
-static size_t n_idle_helpers, cap_idle_helpers;
+/* The CPU engine's query threads: a board of the queries in flight, and helper threads, kept for
+ * the process, that work on whichever query has blocks left. Each query is owed its threads but
+ * the caller's own (threads - 1), and there are as many helpers as the queries on the board are
+ * owed together (made when a query finds too few), so every query gets its threads as before.
+ * A query may also have helpers beyond that, up to its `most` (a screening run passes its whole
+ * -@): while another query's caller masks, scores and formats its batch, that query's helpers
+ * join the queries still running instead of waiting (about 20% of the workers' time at -@ 16 on
+ * an H100 machine's Xeon, issue 27: doc/PERFORMANCE.md). After every block a helper working
+ * beyond a query's due looks whether the board changed, and goes where it is owed. */
+static pthread_mutex_t board_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t board_work = PTHREAD_COND_INITIALIZER, board_left = PTHREAD_COND_INITIALIZER;
+static query_job_t *board;   /* oldest first */
+static int board_helpers, board_owed;
+static uint64_t board_gen;   /* atomic: bumped when a query is posted */
+static uint64_t board_lent;  /* atomic: blocks done by helpers beyond their query's due */
 
-static int take_helpers(sbf_helper_t **h, int want)
+uint64_t sbf_engine_lent_blocks(void) { return __atomic_load_n(&board_lent, __ATOMIC_RELAXED); }
+
+static int blocks_left(const query_job_t *j) { return __atomic_load_n(&j->next, __ATOMIC_RELAXED) < j->n; }
+
+/* The query a helper should work on (board_mu held): the oldest one with blocks left that has
+ * fewer helpers than it is owed, else the oldest that may have more; NULL when none. */
+static query_job_t *board_pick(void)
 {
-    int got = 0;
-    pthread_mutex_lock(&helpers_mu);
-    while (got < want && n_idle_helpers > 0)
-        h[got++] = idle_helpers[--n_idle_helpers];
-    pthread_mutex_unlock(&helpers_mu);
-    while (got < want && (h[got] = calloc(1, sizeof **h)))
-        ++got;
-    return got;
+    query_job_t *more = NULL;
+    for (query_job_t *j = board; j; j = j->next_job) {
+        if (!blocks_left(j))
+            continue;
+        const int at = __atomic_load_n(&j->attached, __ATOMIC_RELAXED);
+        if (at < j->owed)
+            return j;
+        if (!more && at < j->most)
+            more = j;
+    }
+    return more;
 }
 
-static void give_back_helpers(sbf_helper_t **h, int n)
+static void query_blocks(query_job_t *job, sbf_scan_t *sc, uint64_t *hits, const uint64_t *gen)
 {
-    pthread_mutex_lock(&helpers_mu);
-    for (int i = 0; i < n; ++i) {
-        if (n_idle_helpers == cap_idle_helpers) {
-            size_t cap = cap_idle_helpers ? 2 * cap_idle_helpers : 16;
-            sbf_helper_t **p = realloc(idle_helpers, cap * sizeof *p);
-            if (!p) {   /* cannot be kept: stopped and freed */
-                sbf_helper_stop(h[i]);
-                free(h[i]);
+    const int R = job->idx->n_targets;
+    for (;;) {
+        if (gen && __atomic_load_n(&board_gen, __ATOMIC_RELAXED) != *gen &&
+            __atomic_load_n(&job->attached, __ATOMIC_RELAXED) > job->owed)
+            return;
+        size_t first = __atomic_fetch_add(&job->next, QUERY_BLOCK, __ATOMIC_RELAXED);
+        if (first >= job->n)
+            return;
+        size_t last = first + QUERY_BLOCK < job->n ? first + QUERY_BLOCK : job->n;
+        if (gen && __atomic_load_n(&job->attached, __ATOMIC_RELAXED) > job->owed)
+            __atomic_add_fetch(&board_lent, 1, __ATOMIC_RELAXED);
+        for (size_t i = first; i < last; ++i) {
+            uint64_t nk;
+            if (job->packed)
+                sbf_query_seq_nt16(job->idx, sc, job->packed[i], job->lens[i], &nk, hits);
+            else
+                sbf_query_seq(job->idx, sc, sbf_nt4_ascii, (const uint8_t *)job->seqs[i], job->lens[i], &nk, hits, NULL);
+            job->kmers[i] = (uint32_t)nk;
+            for (int r = 0; r < R; ++r)
+                job->hits[i * (size_t)R + (size_t)r] = (uint32_t)hits[r];
+        }
+    }
+}
+
+static void *board_helper(void *arg)
+{
+    (void)arg;
+    sbf_scan_t *sc = malloc(sizeof *sc);
+    uint64_t *hits = NULL;
+    int cap = 0;
+    pthread_mutex_lock(&board_mu);
+    if (!sc) {   /* no memory: this helper is not there; the callers do the work */
+        --board_helpers;
+        pthread_mutex_unlock(&board_mu);
+        return NULL;
+    }
+    for (;;) {
+        query_job_t *j = board_pick();
+        if (!j) {
+            pthread_cond_wait(&board_work, &board_mu);
+            continue;
+        }
+        const int R = j->idx->n_targets;
+        if (R > cap) {
+            uint64_t *h = realloc(hits, (size_t)R * sizeof *h);
+            if (!h) {   /* the callers do the work */
+                pthread_cond_wait(&board_work, &board_mu);
                 continue;
             }
-            idle_helpers = p;
-            cap_idle_helpers = cap;
+            hits = h;
+            cap = R;
         }
-        idle_helpers[n_idle_helpers++] = h[i];
+        __atomic_add_fetch(&j->attached, 1, __ATOMIC_RELAXED);
+        const uint64_t gen = __atomic_load_n(&board_gen, __ATOMIC_RELAXED);
+        pthread_mutex_unlock(&board_mu);
+        query_blocks(j, sc, hits, &gen);
+        pthread_mutex_lock(&board_mu);
+        if (__atomic_sub_fetch(&j->attached, 1, __ATOMIC_RELAXED) == 0)
+            pthread_cond_broadcast(&board_left);
     }
-    pthread_mutex_unlock(&helpers_mu);
+    return NULL;
 }
 
-static int run_query_job(query_job_t *job, int threads)
+/* job on the board for its helpers (owed threads - 1; at most most - 1), more helpers made
+ * when the board is owed more than there are. */
+static void board_post(query_job_t *job)
+{
+    pthread_mutex_lock(&board_mu);
+    query_job_t **at = &board;
+    while (*at)
+        at = &(*at)->next_job;
+    *at = job;
+    board_owed += job->owed;
+    while (board_helpers < board_owed) {
+        pthread_t tid;
+        pthread_attr_t attr;
+        int ok = pthread_attr_init(&attr) == 0;
+        ok = ok && pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) == 0 &&
+             pthread_create(&tid, &attr, board_helper, NULL) == 0;
+        if (ok)
+            ++board_helpers;
+        pthread_attr_destroy(&attr);
+        if (!ok)   /* fewer threads: the caller and the helpers there are do the work */
+            break;
+    }
+    __atomic_add_fetch(&board_gen, 1, __ATOMIC_RELAXED);
+    pthread_cond_broadcast(&board_work);
+    pthread_mutex_unlock(&board_mu);
+}
+
+/* job off the board, once its helpers have left it (every block taken: the caller's own loop
+ * ended). */
+static void board_remove(query_job_t *job)
+{
+    pthread_mutex_lock(&board_mu);
+    query_job_t **at = &board;
+    while (*at != job)
+        at = &(*at)->next_job;
+    *at = job->next_job;
+    board_owed -= job->owed;
+    while (__atomic_load_n(&job->attached, __ATOMIC_RELAXED) > 0)
+        pthread_cond_wait(&board_left, &board_mu);
+    pthread_mutex_unlock(&board_mu);
+}
+
+/* The CPU engine: job's sequences on the caller's thread and the board's helpers (threads - 1
+ * owed, at most most - 1). */
+static int run_query_job(query_job_t *job, int threads, int most)
 {
     /* once per index, for a run's batches (a few reads do without); without them (no memory),
      * the panels as they are. Not while the index goes to a GPU: the CPU engine only answers
      * until it is there. */
     if (job->n >= PLAIN_COPY_READS && !job->gpu_to_come && !__atomic_load_n(&job->idx->accel, __ATOMIC_ACQUIRE))
         (void)sbf_idx_plain_copies(job->idx, threads);
-    size_t blocks = (job->n + QUERY_BLOCK - 1) / QUERY_BLOCK;
-    if ((size_t)threads > blocks)
-        threads = blocks ? (int)blocks : 1;
-    sbf_helper_t *h[threads > 1 ? threads - 1 : 1];
-    int n = threads > 1 ? take_helpers(h, threads - 1) : 0, running[threads > 1 ? threads - 1 : 1];
-    for (int i = 0; i < n; ++i)
-        running[i] = sbf_helper_run(h[i], query_worker, job);
-    query_worker(job);   /* the caller works too; a helper that could not start leaves more to others */
-    for (int i = 0; i < n; ++i)
-        if (running[i])
-            sbf_helper_wait(h[i]);
-    give_back_helpers(h, n);
+    const size_t blocks = (job->n + QUERY_BLOCK - 1) / QUERY_BLOCK;
+    most = most < threads ? threads : most;
+    job->owed = (int)((size_t)threads < blocks ? (size_t)threads : blocks) - 1;
+    job->most = (int)((size_t)most < blocks ? (size_t)most : blocks) - 1;
+    job->owed = job->owed < 0 ? 0 : job->owed;
+    job->most = job->most < 0 ? 0 : job->most;
+    if (job->most > 0)
+        board_post(job);
+    query_worker(job);   /* the caller works too */
+    if (job->most > 0)
+        board_remove(job);
     if (job->status != SBF_OK)
         return sbf_error(job->status, "out of memory in a query thread");
     return SBF_OK;
@@ -426,7 +523,8 @@ static int run_query_job(query_job_t *job, int threads)
  * there. Those chunks make no plain copies of panels: the index is going to the GPU, and the
  * copies would cost a chr20 index 0.45 CPU-s and 125 MB for the few reads answered meanwhile. */
 int sbf_engine_query(const sbf_index_t *idx, int slot, size_t n, const char *const *seqs,
-                     const uint8_t *const *packed, const size_t *lens, uint32_t *kmers, uint32_t *hits, int threads)
+                     const uint8_t *const *packed, const size_t *lens, uint32_t *kmers, uint32_t *hits, int threads,
+                     int most)
 {
     const size_t R = (size_t)idx->n_targets, chunk = UPLOAD_LOOK_READS * (size_t)(threads > 1 ? threads : 1);
     gpu_copies_t *c = NULL;
@@ -437,9 +535,10 @@ int sbf_engine_query(const sbf_index_t *idx, int slot, size_t n, const char *con
             break;
         copies_want(c);
         const size_t m = n - done < chunk ? n - done : chunk;
-        query_job_t job = {idx, m, seqs ? seqs + done : NULL, packed ? packed + done : NULL, lens + done,
-                           kmers + done, hits + done * R, 0, SBF_OK, 1};
-        int rc = run_query_job(&job, threads);
+        query_job_t job = {.idx = idx, .n = m, .seqs = seqs ? seqs + done : NULL,
+                           .packed = packed ? packed + done : NULL, .lens = lens + done, .kmers = kmers + done,
+                           .hits = hits + done * R, .status = SBF_OK, .gpu_to_come = 1};
+        int rc = run_query_job(&job, threads, most);
         if (rc != SBF_OK)
             return rc;
         if (c)
@@ -453,8 +552,9 @@ int sbf_engine_query(const sbf_index_t *idx, int slot, size_t n, const char *con
         return packed ? sbf_gpu_query_nt16(g, n - done, packed + done, lens + done, kmers + done, hits + done * R)
                       : sbf_gpu_query(g, n - done, seqs + done, lens + done, kmers + done, hits + done * R);
     }
-    query_job_t job = {idx, n, seqs, packed, lens, kmers, hits, 0, SBF_OK, 0};
-    return run_query_job(&job, threads);
+    query_job_t job = {.idx = idx, .n = n, .seqs = seqs, .packed = packed, .lens = lens, .kmers = kmers,
+                       .hits = hits, .status = SBF_OK};
+    return run_query_job(&job, threads, most);
 }
 
 /* A blocking query over every GPU copy: large calls are cut in one part per device, run at
@@ -477,7 +577,7 @@ static void *gpu_part_run(void *arg)
     const size_t R = (size_t)p->idx->n_targets;
     p->status = sbf_engine_query(p->idx, p->slot, p->n, p->seqs ? p->seqs + p->first : NULL,
                                  p->packed ? p->packed + p->first : NULL, p->lens + p->first, p->kmers + p->first,
-                                 p->hits + p->first * R, 1);
+                                 p->hits + p->first * R, 1, 1);
     if (p->status != SBF_OK)
         snprintf(p->error, sizeof p->error, "%s", sbf_error_message());
     return NULL;
@@ -493,13 +593,13 @@ int sbf_engine_query_any(const sbf_index_t *idx, size_t n, const char *const *se
     gpu_copies_t *c = __atomic_load_n(&idx->accel, __ATOMIC_ACQUIRE);
     if (!copies_ready(c)) {
         copies_want(c);
-        return sbf_engine_query(idx, -1, n, seqs, packed, lens, kmers, hits, threads);
+        return sbf_engine_query(idx, -1, n, seqs, packed, lens, kmers, hits, threads, threads);
     }
     int parts = (int)(n / GPU_SPLIT_MIN);
     parts = parts > c->n ? c->n : parts;
     if (parts <= 1)
         return sbf_engine_query(idx, (int)(__atomic_fetch_add(&c->next, 1u, __ATOMIC_RELAXED) % (unsigned)c->n), n,
-                                seqs, packed, lens, kmers, hits, 1);
+                                seqs, packed, lens, kmers, hits, 1, 1);
     gpu_part_t part[SBF_MAX_GPUS];
     pthread_t tid[SBF_MAX_GPUS];
     int started[SBF_MAX_GPUS] = {0};
@@ -532,7 +632,7 @@ static int query_units(const sbf_index_t *idx, int slot, const sbf_units_t *u, c
     const char *const *qs = vs ? u->seqs : NULL;
     const uint8_t *const *qp = vp ? u->packed : NULL;
     return slot == SBF_ENGINE_ANY ? sbf_engine_query_any(idx, m, qs, qp, u->lens, kmers, hits, threads)
-                                  : sbf_engine_query(idx, slot, m, qs, qp, u->lens, kmers, hits, threads);
+                                  : sbf_engine_query(idx, slot, m, qs, qp, u->lens, kmers, hits, threads, threads);
 }
 
 int sbf_engine_query_reads(const sbf_index_t *idx, int slot, size_t n, const char *const *seqs,

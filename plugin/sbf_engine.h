@@ -45,13 +45,20 @@ void sbf_engine_drop_gpus(sbf_index_t *idx);
 int sbf_engine_gpus(const sbf_index_t *idx, int *devices, int max);
 
 /* Query n reads, ASCII (seqs) or BAM 4-bit (packed, seqs NULL), on GPU copy `slot` (taken
- * modulo the copies), or on the CPU engine with `threads` threads when slot < 0. With slot >= 0
+ * modulo the copies), or on the CPU engine with `threads` threads when slot < 0, and up to
+ * `most` while other queries' threads are idle (a screening run's workers: its -@; else
+ * threads). With slot >= 0
  * and no copy ready (none yet, or still being made: sbf_engine_use_gpus_async), the CPU engine
  * answers until the copy is there, as for reads that are going to the GPU (no plain copies of
  * panels): a caller whose index gets no GPU copies passes slot -1. Results as sbf_query().
  * Thread-safe. */
 int sbf_engine_query(const sbf_index_t *idx, int slot, size_t n, const char *const *seqs,
-                     const uint8_t *const *packed, const size_t *lens, uint32_t *kmers, uint32_t *hits, int threads);
+                     const uint8_t *const *packed, const size_t *lens, uint32_t *kmers, uint32_t *hits, int threads,
+                     int most);
+
+/* Blocks of reads (64 each) that the CPU engine's helper threads answered for queries beyond
+ * the threads those queries were owed, since the process started (tests; --stats). */
+uint64_t sbf_engine_lent_blocks(void);
 
 /* The reads of a classification batch as the engine sees them: low-complexity stretches
  * masked, long reads cut into segments. Buffers are reused from batch to batch. */

@@ -275,7 +275,8 @@ static int pub_work(void *ctx, void *batch, int slot)
         return sbf_engine_query_reads(sp->idx, slot, b->n, b->seqs, b->packed, b->lens, sp->opt.scoring.mask_lowcomp,
                                       b->layer, &b->eb, b->kmers, b->hits, sp->opt.threads, &b->seg);
     }
-    return sbf_engine_query(sp->idx, slot, b->n, b->seqs, b->packed, b->lens, b->kmers, b->hits, sp->opt.threads);
+    return sbf_engine_query(sp->idx, slot, b->n, b->seqs, b->packed, b->lens, b->kmers, b->hits, sp->opt.threads,
+                            sp->opt.threads);
 }
 
 static void pub_batch_free(pub_batch_t *b)

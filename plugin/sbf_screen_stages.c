@@ -166,15 +166,16 @@ static int query_units(const screen_t *s, const sbf_index_t *idx, int slot, job_
 {
     const sbf_units_t *ut = &j->units_text[l], *us = &j->units_sam[l];
     const size_t T = ut->n_units, S = us->n_units;
-    const int threads = s->query_threads;
+    const int threads = s->query_threads, most = s->o->threads;   /* the run's -@: other workers' idle threads */
     int rc = SBF_OK;
     const double t0 = sbf_now();
     if (slot >= 0 && !gpu_to_come(s, idx))   /* an index whose upload could not start */
         slot = -1;
     if (T)
-        rc = sbf_engine_query(idx, slot, T, ut->seqs, NULL, ut->lens, kmers, uhits, threads);
+        rc = sbf_engine_query(idx, slot, T, ut->seqs, NULL, ut->lens, kmers, uhits, threads, most);
     if (rc == SBF_OK && S)
-        rc = sbf_engine_query(idx, slot, S, NULL, us->packed, us->lens, kmers + T, uhits + T * (size_t)Rx, threads);
+        rc = sbf_engine_query(idx, slot, S, NULL, us->packed, us->lens, kmers + T, uhits + T * (size_t)Rx, threads,
+                             most);
     j->t_engine += sbf_now() - t0;
     return rc;
 }

@@ -463,6 +463,18 @@ static void *query_thread(void *p)
     return NULL;
 }
 
+/* A screening run's worker: its query owed 1 helper, and up to 7 when others' threads idle;
+ * between queries it does other work (as a worker scores and formats its batch). */
+static void *shared_query_thread(void *p)
+{
+    query_arg_t *a = p;
+    for (int round = 0; round < 3 && a->rc == SBF_OK; ++round) {
+        a->rc = sbf_engine_query(a->idx, -1, (size_t)a->n, a->seqs, NULL, a->lens, a->kmers, a->hits, 2, 8);
+        nanosleep(&(struct timespec){0, 1000000L * (1 + round)}, NULL);
+    }
+    return NULL;
+}
+
 static void test_concurrent_queries(void **state)
 {
     (void)state;
@@ -491,6 +503,27 @@ static void test_concurrent_queries(void **state)
         assert_int_equal(args[t].rc, SBF_OK);
         assert_memory_equal(args[t].kmers, k0, N * 4);
         assert_memory_equal(args[t].hits, h0, N * 4);
+    }
+    /* queries that share the engine's helpers (sbf_engine.c's board): the same answers, and a
+     * query alone, owed no helper but allowed 7, gets the idle helpers the others left */
+    for (int t = 0; t < T; ++t) {
+        args[t].rc = SBF_OK;
+        memset(args[t].kmers, 0xff, N * 4);
+        assert_int_equal(pthread_create(&tid[t], NULL, shared_query_thread, &args[t]), 0);
+    }
+    for (int t = 0; t < T; ++t) {
+        assert_int_equal(pthread_join(tid[t], NULL), 0);
+        assert_int_equal(args[t].rc, SBF_OK);
+        assert_memory_equal(args[t].kmers, k0, N * 4);
+        assert_memory_equal(args[t].hits, h0, N * 4);
+    }
+    const uint64_t lent = sbf_engine_lent_blocks();
+    memset(args[0].kmers, 0xff, N * 4);
+    assert_int_equal(sbf_engine_query(idx, -1, N, seqs, NULL, lens, args[0].kmers, args[0].hits, 1, 8), SBF_OK);
+    assert_memory_equal(args[0].kmers, k0, N * 4);
+    assert_memory_equal(args[0].hits, h0, N * 4);
+    assert_true(sbf_engine_lent_blocks() > lent);
+    for (int t = 0; t < T; ++t) {
         free(args[t].kmers);
         free(args[t].hits);
     }

@@ -554,7 +554,7 @@ static size_t async_upload_differs(sbf_index_t *idx, const read_set_t *rs, int R
         memset(kx, 0xff, n * sizeof *kx);
         const double t0 = now_s();
         assert_int_equal(sbf_engine_query(idx, 0, n, round ? NULL : rs->seqs, round ? rs->packed : NULL, rs->lens, kx,
-                                          hx, 4),
+                                          hx, 4, 8),
                          0);
         const double t_query = now_s() - t0;
         bad += count_differ(round ? "async upload nt16" : "async upload ASCII", rs, R, kc, hc, kx, hx);
@@ -748,7 +748,7 @@ static void test_layer_on_demand(void **state)
     uint32_t *kc = malloc(N * sizeof *kc), *hc = malloc(N * (size_t)R * sizeof *hc);
     uint32_t *kx = malloc(N * sizeof *kx), *hx = malloc(N * (size_t)R * sizeof *hx);
     assert_true(kc && hc && kx && hx);
-    assert_int_equal(sbf_engine_query(ly, -1, N, (const char *const *)seqs, NULL, lens, kc, hc, 2), 0);
+    assert_int_equal(sbf_engine_query(ly, -1, N, (const char *const *)seqs, NULL, lens, kc, hc, 2, 2), 0);
     uint64_t hits = 0, kmers = 0;
     for (size_t i = 0; i < N; ++i)
         kmers += kc[i], hits += hc[i * (size_t)R];
@@ -760,20 +760,20 @@ static void test_layer_on_demand(void **state)
         fail_msg("%s", sbf_last_error());
     wait_state(sbf_engine_upload_state, idx, 0, &main_seconds, &cpu_reads);
     /* the index's queries leave the layer alone */
-    assert_int_equal(sbf_engine_query(idx, 0, N, (const char *const *)seqs, NULL, lens, kx, hx, 2), 0);
+    assert_int_equal(sbf_engine_query(idx, 0, N, (const char *const *)seqs, NULL, lens, kx, hx, 2, 2), 0);
     nanosleep(&(struct timespec){0, 100000000}, NULL);
     assert_int_equal(sbf_engine_layer_upload_state(idx, &seconds, &cpu_reads), 2);
     assert_false(sbf_engine_ready(ly));
     /* the first query on the layer: the CPU engine answers until its copies are made */
     memset(kx, 0xff, N * sizeof *kx);
-    assert_int_equal(sbf_engine_query(ly, 0, N, (const char *const *)seqs, NULL, lens, kx, hx, 2), 0);
+    assert_int_equal(sbf_engine_query(ly, 0, N, (const char *const *)seqs, NULL, lens, kx, hx, 2, 2), 0);
     expect_same("layer, first query", N, R, kc, hc, kx, hx);
     wait_state(sbf_engine_layer_upload_state, idx, 0, &seconds, &cpu_reads);
     assert_true(sbf_engine_ready(ly));
     const uint64_t on_cpu = cpu_reads;
     assert_true(on_cpu <= N);
     memset(kx, 0xff, N * sizeof *kx);
-    assert_int_equal(sbf_engine_query(ly, 0, N, (const char *const *)seqs, NULL, lens, kx, hx, 2), 0);
+    assert_int_equal(sbf_engine_query(ly, 0, N, (const char *const *)seqs, NULL, lens, kx, hx, 2, 2), 0);
     expect_same("layer on the GPU", N, R, kc, hc, kx, hx);
     assert_int_equal(sbf_engine_layer_upload_state(idx, &seconds, &cpu_reads), 0);
     assert_int_equal(cpu_reads, on_cpu);   /* the GPU answered the second query */
@@ -797,7 +797,7 @@ static void test_layer_on_demand(void **state)
     assert_true(sbf_engine_ready(idx) && sbf_engine_ready(ly));
     assert_int_equal(sbf_engine_layer_upload_state(idx, &seconds, &cpu_reads), 0);
     memset(kx, 0xff, N * sizeof *kx);
-    assert_int_equal(sbf_engine_query(ly, 0, N, (const char *const *)seqs, NULL, lens, kx, hx, 2), 0);
+    assert_int_equal(sbf_engine_query(ly, 0, N, (const char *const *)seqs, NULL, lens, kx, hx, 2, 2), 0);
     expect_same("layer, blocking upload", N, R, kc, hc, kx, hx);
 
     sbf_idx_free(idx);
