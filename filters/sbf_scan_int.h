@@ -25,6 +25,18 @@ static inline uint32_t sbf_roll_words(const uint8_t code[256], const uint8_t *se
         f = ((f << 2) | c) & mask;
         r = (r >> 2) | top[c];
     }
+    /* two bases a step: one test of both (codes are 0..3, or 4 with bit 2 set) */
+    for (; pos + 1 < end; pos += 2) {
+        const unsigned c0 = code[seq[pos]], c1 = code[seq[pos + 1]];
+        if ((c0 | c1) > 3)
+            break;
+        f = ((f << 2) | c0) & mask;
+        r = (r >> 2) | top[c0];
+        out[pos + 1 - len] = f < r ? f : r;
+        f = ((f << 2) | c1) & mask;
+        r = (r >> 2) | top[c1];
+        out[pos + 2 - len] = f < r ? f : r;
+    }
     for (; pos < end; ++pos) {
         unsigned c = code[seq[pos]];
         if (c > 3)
