@@ -3,6 +3,7 @@
  * classification batch as the engine sees them, and the chances that scoring needs. */
 #include <math.h>
 #include <pthread.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -357,9 +358,13 @@ static pthread_cond_t board_work = PTHREAD_COND_INITIALIZER, board_left = PTHREA
 static query_job_t *board;   /* oldest first */
 static int board_helpers, board_owed;
 static uint64_t board_gen;   /* atomic: bumped when a query is posted */
-static uint64_t board_lent;  /* atomic: blocks done by helpers beyond their query's due */
+static uint64_t board_helped, board_lent;   /* atomic: blocks done by helpers; of them beyond their query's due */
 
-uint64_t sbf_engine_lent_blocks(void) { return __atomic_load_n(&board_lent, __ATOMIC_RELAXED); }
+void sbf_engine_helper_blocks(uint64_t *helped, uint64_t *lent)
+{
+    *helped = __atomic_load_n(&board_helped, __ATOMIC_RELAXED);
+    *lent = __atomic_load_n(&board_lent, __ATOMIC_RELAXED);
+}
 
 static int blocks_left(const query_job_t *j) { return __atomic_load_n(&j->next, __ATOMIC_RELAXED) < j->n; }
 
@@ -391,8 +396,11 @@ static void query_blocks(query_job_t *job, sbf_scan_t *sc, uint64_t *hits, const
         if (first >= job->n)
             return;
         size_t last = first + QUERY_BLOCK < job->n ? first + QUERY_BLOCK : job->n;
-        if (gen && __atomic_load_n(&job->attached, __ATOMIC_RELAXED) > job->owed)
-            __atomic_add_fetch(&board_lent, 1, __ATOMIC_RELAXED);
+        if (gen) {
+            __atomic_add_fetch(&board_helped, 1, __ATOMIC_RELAXED);
+            if (__atomic_load_n(&job->attached, __ATOMIC_RELAXED) > job->owed)
+                __atomic_add_fetch(&board_lent, 1, __ATOMIC_RELAXED);
+        }
         for (size_t i = first; i < last; ++i) {
             uint64_t nk;
             if (job->packed)
@@ -409,6 +417,7 @@ static void query_blocks(query_job_t *job, sbf_scan_t *sc, uint64_t *hits, const
 static void *board_helper(void *arg)
 {
     (void)arg;
+    (void)prctl(PR_SET_NAME, SBF_ENGINE_HELPER_NAME);   /* --stats finds the helpers' CPU seconds by it */
     sbf_scan_t *sc = malloc(sizeof *sc);
     uint64_t *hits = NULL;
     int cap = 0;

@@ -56,9 +56,11 @@ int sbf_engine_query(const sbf_index_t *idx, int slot, size_t n, const char *con
                      const uint8_t *const *packed, const size_t *lens, uint32_t *kmers, uint32_t *hits, int threads,
                      int most);
 
-/* Blocks of reads (64 each) that the CPU engine's helper threads answered for queries beyond
- * the threads those queries were owed, since the process started (tests; --stats). */
-uint64_t sbf_engine_lent_blocks(void);
+/* Blocks of reads (64 each) that the CPU engine's helper threads (named
+ * SBF_ENGINE_HELPER_NAME) answered since the process started, and of them those for queries
+ * beyond the threads the queries were owed (--stats; tests). */
+#define SBF_ENGINE_HELPER_NAME "sbf-query"
+void sbf_engine_helper_blocks(uint64_t *helped, uint64_t *lent);
 
 /* The reads of a classification batch as the engine sees them: low-complexity stretches
  * masked, long reads cut into segments. Buffers are reused from batch to batch. */

@@ -333,6 +333,8 @@ static int start_engine(run_t *r)
     s->null_engine = getenv("SBF_NULL_ENGINE") != NULL;
     s->encode &= slots > 0 || cpu_workers > 1 || getenv("SBF_ENCODE") != NULL;   /* SBF_ENCODE: tests, on the CPU */
     note_switches(s);
+    if (o->stats)
+        screen_stats_start(s);
     pipeline_opt_t po = {.gpu_copies = slots, .workers_per_copy = GPU_WORKERS_PER_COPY, .cpu_workers = cpu_workers,
                          .in_flight = engine_in_flight(slots, o->threads),
                          .work = screen_work_job, .deliver = screen_deliver_job, .ctx = s, .marks_busy = 1};

@@ -156,6 +156,8 @@ typedef struct {
     int verified_now;         /* indexes whose filters this run verified (the others had a record) */
     int n_kept;               /* indexes opened by an earlier sample's run (--samples) */
     double cpu_read, cpu_write;   /* CPU seconds of the reader's and writer's threads in those stages */
+    double cpu_helpers0;          /* the CPU engine's query helpers (process-wide): CPU seconds, blocks done and */
+    uint64_t helped0, lent0;      /* of them lent to other workers' queries, before this run (--stats) */
     pipeline_stats_t engine_stats;
     int show_progress;
     int pairs_seen;           /* a SAM pair was recognised by its flags: the unit is "fragments" */
@@ -206,6 +208,9 @@ int screen_cpu_workers(int threads);
 #define SCREEN_IN_POOL "sbf-in-pool"
 
 /* --stats: the time of each stage, peak memory and the stage that limits the run. */
+/* --stats: what the run's figures are counted from (the CPU engine's helpers live for the
+ * process), at the start of the run; then the figures, at its end. */
+void screen_stats_start(screen_t *s);
 void screen_print_stats(const screen_t *s, FILE *fp);
 
 #endif

@@ -400,6 +400,13 @@ static double named_threads_cpu(const char *name, int *n)
     return hz > 0 ? ticks / (double)hz : 0;
 }
 
+void screen_stats_start(screen_t *s)
+{
+    int n;
+    s->cpu_helpers0 = named_threads_cpu(SBF_ENGINE_HELPER_NAME, &n);
+    sbf_engine_helper_blocks(&s->helped0, &s->lent0);
+}
+
 void screen_print_stats(const screen_t *s, FILE *fp)
 {
     struct rusage ru;
@@ -462,10 +469,19 @@ void screen_print_stats(const screen_t *s, FILE *fp)
     const double cpu_out = named_threads_cpu(SCREEN_OUT_POOL, &n_out), cpu_in = named_threads_cpu(SCREEN_IN_POOL, &n_in);
     const double cpu_all = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
                            ru.ru_stime.tv_usec / 1e6;
+    /* the CPU engine's query helpers (sbf_engine.c's board: they live for the process) */
+    int n_help;
+    uint64_t helped, lent;
+    const double cpu_help = named_threads_cpu(SBF_ENGINE_HELPER_NAME, &n_help) - s->cpu_helpers0;
+    sbf_engine_helper_blocks(&helped, &lent);
+    helped -= s->helped0;
+    lent -= s->lent0;
     fprintf(fp, "sbf %s: CPU (seconds): %.2f in all; output pool %.2f (%d thread%s), input pool %.2f (%d thread%s), "
-            "reader %.2f, writer %.2f, the rest (engine, opening, hand-overs) %.2f\n", s->o->cmd, cpu_all, cpu_out,
-            n_out, n_out == 1 ? "" : "s", cpu_in, n_in, n_in == 1 ? "" : "s", s->cpu_read, s->cpu_write,
-            cpu_all - cpu_out - cpu_in - s->cpu_read - s->cpu_write);
+            "reader %.2f, writer %.2f, query helpers %.2f (%d thread%s, %.0f%% of their blocks of reads for other workers' "
+            "batches), the rest (engine workers, opening, hand-overs) %.2f\n", s->o->cmd, cpu_all, cpu_out, n_out,
+            n_out == 1 ? "" : "s", cpu_in, n_in, n_in == 1 ? "" : "s", s->cpu_read, s->cpu_write, cpu_help, n_help,
+            n_help == 1 ? "" : "s", helped ? 100.0 * (double)lent / (double)helped : 0.0,
+            cpu_all - cpu_out - cpu_in - s->cpu_read - s->cpu_write - cpu_help);
     fprintf(fp, "sbf %s: input: %lld of %llu records parsed in place (FASTQ, BAM), %lld of them by the read-ahead; "
             "read-ahead busy %.2f thread-s, reader waited %.2f s; decompression: %s\n", s->o->cmd, s->in_place,
             (unsigned long long)(s->sum.reads_in + s->sum.extras), s->in_place_ahead, s->t_fill, s->t_fill_wait,

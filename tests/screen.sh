@@ -192,7 +192,7 @@ check "--stats: --gpu none counts no GPUs" test -s st.err -a "$(grep -c "GPUs co
 check "--stats: the GPUs' count timed when a GPU may be used" grep -q "^sbf classify: opening (seconds): 1 index [0-9.]* (filters verified: [0-9] now, [0-9] by an earlier run), GPUs counted in [0-9.]*" st_auto.err
 # the pools' threads found by their names: -@ 8 starts 8 output threads and 8/2 input threads
 "$SBF" classify -x idx.sbf --gpu none -@ 8 --stats -o st8.bam in2.bam 2> st8.err
-check "--stats: CPU seconds of each pool, its threads counted" grep -Eq "^sbf classify: CPU \(seconds\): [0-9.]+ in all; output pool [0-9.]+ \(8 threads\), input pool [0-9.]+ \(4 threads\), reader [0-9.]+, writer [0-9.]+, the rest" st8.err
+check "--stats: CPU seconds of each pool, its threads counted" grep -Eq "^sbf classify: CPU \(seconds\): [0-9.]+ in all; output pool [0-9.]+ \(8 threads\), input pool [0-9.]+ \(4 threads\), reader [0-9.]+, writer [0-9.]+, query helpers [0-9.]+ \([1-9][0-9]* threads?, [0-9]+% of their blocks of reads for other workers' batches\), the rest" st8.err
 
 # ---- records encoded by the engine workers (the GPU path; SBF_ENCODE=1 forces it on the CPU
 # engine) are byte for byte those the writer formats itself -------------------------------------
