@@ -512,6 +512,60 @@ static inline __attribute__((always_inline)) uint64_t target_runs(const sbf_scan
     return count;
 }
 
+enum { KEPT_TARGETS = 4, KEPT_RUNS = 256 };
+
+/* Every plain target of the window (T of them, their shards kept by the pre-pass) in one pass
+ * over the runs: each run tested against every target before the next run, its fields and
+ * s-mers loaded once, where a pass per target loaded them T times (the two small targets of the
+ * e2e index took a third of a read's cycles, mostly that: doc/PERFORMANCE.md, try 33). 512-bit
+ * shards (constant bit fields), no presence rows; T and H constants in each instance. */
+static inline __attribute__((always_inline)) void runs_all_targets(const sbf_scan_t *sc,
+                                                                   const uint64_t *const (*kept)[KEPT_RUNS],
+                                                                   const int T, const int *ids, unsigned extra,
+                                                                   const unsigned H, int fast, uint64_t *hits)
+{
+    uint64_t count[KEPT_TARGETS] = {0};
+    for (uint32_t i = 0; i < sc->n_runs; ++i) {
+        const sbf_run_t *run = &sc->runs[i];
+        const uint64_t *h = sc->smer_hash + run->first;
+        for (int t = 0; t < T; ++t) {
+            const uint64_t *w = kept[t][i];
+            if (run_absent(w, h, run->n, extra, H, 9))
+                continue;
+#if SBF_SCAN_HAVE_SIMD
+            if (fast) {
+                count[t] += avx512_probe_run(w, h, run->n, extra, H, NULL);
+                continue;
+            }
+#else
+            (void)fast;
+#endif
+            count[t] += probe_run(w, h, run->n, extra, H, 9, NULL);
+        }
+    }
+    for (int t = 0; t < T; ++t)
+        hits[ids[t]] += count[t];
+}
+
+/* runs_all_targets() with T (1..KEPT_TARGETS) and H (1..3) as constants */
+static void runs_all_targets_of(const sbf_scan_t *sc, const uint64_t *const (*kept)[KEPT_RUNS], int T,
+                                const int *ids, unsigned extra, unsigned H, int fast, uint64_t *hits)
+{
+#define SBF_ALL_TARGETS_H(T_)                                                                                         \
+    switch (H) {                                                                                                      \
+    case 1: runs_all_targets(sc, kept, T_, ids, extra, 1, fast, hits); return;                                        \
+    case 2: runs_all_targets(sc, kept, T_, ids, extra, 2, fast, hits); return;                                        \
+    default: runs_all_targets(sc, kept, T_, ids, extra, 3, fast, hits); return;                                       \
+    }
+    switch (T) {
+    case 1: SBF_ALL_TARGETS_H(1)
+    case 2: SBF_ALL_TARGETS_H(2)
+    case 3: SBF_ALL_TARGETS_H(3)
+    default: SBF_ALL_TARGETS_H(4)
+    }
+#undef SBF_ALL_TARGETS_H
+}
+
 /* Probe every target with the window just scanned (it starts at `start` of the sequence):
  * adds to *n_kmers and hits[r]; presence rows (row bytes each) as sbf_query_seq(). */
 /* only: the one panel to probe, or -1 for every panel */
@@ -547,7 +601,6 @@ static void query_scanned(const sbf_index_t *idx, sbf_scan_t *sc, uint64_t start
      * with chr20 alone, 1.345 -> 1.12 s with the e2e index (doc/PERFORMANCE.md, try 23). */
     /* The pre-pass keeps each run's shard in the first few plain targets (short reads: a few
      * dozen runs), so the target's own pass below does not compute it again. */
-    enum { KEPT_TARGETS = 4, KEPT_RUNS = 256 };
     const uint64_t *kept[KEPT_TARGETS][KEPT_RUNS];
     int n_kept = 0;
     const int keep = sc->n_runs <= KEPT_RUNS;
@@ -571,6 +624,22 @@ static void query_scanned(const sbf_index_t *idx, sbf_scan_t *sc, uint64_t start
         }
     }
     int at_kept = 0;
+    /* every target plain with its shards kept (a short read's window against a few targets):
+     * one pass over the runs for all of them */
+    int ids[KEPT_TARGETS], n_plain = 0, all_plain = b512 && !presence && n_kept > 0;
+    for (int q = q0; q < q1 && all_plain; ++q) {
+        const sbf_panel_t *pn = &idx->panels[q];
+        all_plain = plain_bits(idx, pn, plain, 0) != NULL && n_plain + pn->n_members <= n_kept;
+        for (int m = 0; all_plain && m < pn->n_members; ++m)
+            ids[n_plain++] = pn->members[m];
+    }
+    if (all_plain && n_plain == n_kept) {
+        for (int t = 0; t < n_kept; ++t)   /* each target's lines to the L1 (the burst of the passes below) */
+            for (uint32_t i = 0; i < sc->n_runs; ++i)
+                __builtin_prefetch(kept[t][i], 0, 0);
+        runs_all_targets_of(sc, (const uint64_t *const (*)[KEPT_RUNS])kept, n_kept, ids, extra, H, fast, hits);
+        return;
+    }
     for (int q = q0; q < q1; ++q) {
         const sbf_panel_t *pn = &idx->panels[q];
         if (!plain_bits(idx, pn, plain, 0)) {

@@ -748,12 +748,13 @@ static void test_plain_copies(void **state)
         free(g[t]);
 }
 
-/* Many plain targets (own panels, or the plain copies of wide ones): the query keeps the shards of the
- * first few targets from its prefetch pass and computes the others' again, and keeps none for a
- * window of many runs (filters/sbf_index.c, query_scanned). Every target's k-mer hits and
- * per-k-mer presence equal those of its plain twin queried alone, for short reads and for long
- * ones (over 256 runs), with H = 1, 2 and 3 (the AVX-512 probe's instances where the CPU has
- * it). */
+/* Plain targets (own panels, or the plain copies of wide ones) as the query meets them: up to 4,
+ * a short read's window goes through every target in one pass over its runs; more targets, a
+ * window of more than 256 runs, or presence rows, through a pass per target whose shards are kept
+ * from the prefetch pass for the first 4 (filters/sbf_index.c, query_scanned). Every target's
+ * k-mer hits (with and without presence rows) and its presence row equal those of its plain twin
+ * queried alone, with 6, 3 and 1 targets, for short reads and long ones (over 256 runs), with H =
+ * 1, 2 and 3 (the AVX-512 probe's instances where the CPU has it). */
 static void test_many_plain_targets(void **state)
 {
     (void)state;
@@ -766,49 +767,55 @@ static void test_many_plain_targets(void **state)
     sbf_scan_t *sc = malloc(sizeof *sc);
     assert_non_null(sc);
     static uint8_t pm[T * 3000], ps[3000];
-    for (int H = 1; H <= 3; ++H) {
-        sbf_opt_t o = test_opt(31, 25, 25, H, 12);
-        sbf_index_t *multi = build_targets(&o, g, T);
-        /* every target queried as a plain filter: its own panel's, or a wide panel's copy */
-        assert_int_equal(sbf_idx_plain_copies(multi, 1), SBF_OK);
-        int plain = 0;
-        for (int t = 0; t < T; ++t) {
-            const sbf_panel_t *pn = &multi->panels[multi->targets[t].panel];
-            plain += pn->log2_width == 0 || (multi->plain && multi->plain[t]);
-        }
-        assert_int_equal(plain, T);
-        uint64_t positive = 0, long_runs = 0;
-        for (int t = 0; t < T; ++t) {
-            sbf_index_t *single = plain_twin(multi, t, g[t]);
-            for (int i = 0; i < N; ++i) {
-                const int src = i % (T + 1);   /* every target's reads, and random ones */
-                const size_t len = i % 3 == 0 ? 1500 + (size_t)test_rand() % 1400 : 150;
-                char *r = src == T || sizes[src] <= len ? random_dna(len) : malloc(len + 1);
-                assert_non_null(r);
-                if (src < T && sizes[src] > len) {
-                    memcpy(r, g[src] + (size_t)test_rand() % (sizes[src] - len), len);
-                    r[len] = 0;
-                    r[len / 2] = "ACGT"[i & 3];   /* a variant */
-                }
-                const size_t row = len - 31 + 1;
-                uint64_t nk_m, nk_s, hm[T], hs[1];
-                sbf_query_seq(multi, sc, sbf_nt4_ascii, (const uint8_t *)r, len, &nk_m, hm, pm);
-                long_runs += sc->n_runs > 256;
-                sbf_query_seq(single, sc, sbf_nt4_ascii, (const uint8_t *)r, len, &nk_s, hs, ps);
-                assert_int_equal(nk_m, nk_s);
-                if (hm[t] != hs[0])
-                    fail_msg("H=%d, target %d, read %d (%zu bases): %llu hits among %d targets, %llu alone", H, t, i,
-                             len, (unsigned long long)hm[t], T, (unsigned long long)hs[0]);
-                assert_memory_equal(pm + (size_t)t * row, ps, row);
-                positive += hs[0];
-                free(r);
+    static const int counts[] = {T, 3, 1};
+    for (int H = 1; H <= 3; ++H)
+        for (int c = 0; c < 3; ++c) {
+            const int Tn = counts[c];
+            sbf_opt_t o = test_opt(31, 25, 25, H, 12);
+            sbf_index_t *multi = build_targets(&o, g, Tn);
+            /* every target queried as a plain filter: its own panel's, or a wide panel's copy */
+            assert_int_equal(sbf_idx_plain_copies(multi, 1), SBF_OK);
+            int plain = 0;
+            for (int t = 0; t < Tn; ++t) {
+                const sbf_panel_t *pn = &multi->panels[multi->targets[t].panel];
+                plain += pn->log2_width == 0 || (multi->plain && multi->plain[t]);
             }
-            sbf_index_destroy(single);
+            assert_int_equal(plain, Tn);
+            uint64_t positive = 0, long_runs = 0;
+            for (int t = 0; t < Tn; ++t) {
+                sbf_index_t *single = plain_twin(multi, t, g[t]);
+                for (int i = 0; i < N; ++i) {
+                    const int src = i % (Tn + 1);   /* every target's reads, and random ones */
+                    const size_t len = i % 3 == 0 ? 1500 + (size_t)test_rand() % 1400 : 150;
+                    char *r = src == Tn || sizes[src] <= len ? random_dna(len) : malloc(len + 1);
+                    assert_non_null(r);
+                    if (src < Tn && sizes[src] > len) {
+                        memcpy(r, g[src] + (size_t)test_rand() % (sizes[src] - len), len);
+                        r[len] = 0;
+                        r[len / 2] = "ACGT"[i & 3];   /* a variant */
+                    }
+                    const size_t row = len - 31 + 1;
+                    uint64_t nk_m, nk_n, nk_s, hm[T], hn[T], hs[1];
+                    sbf_query_seq(multi, sc, sbf_nt4_ascii, (const uint8_t *)r, len, &nk_m, hm, pm);
+                    long_runs += sc->n_runs > 256;
+                    sbf_query_seq(multi, sc, sbf_nt4_ascii, (const uint8_t *)r, len, &nk_n, hn, NULL);
+                    sbf_query_seq(single, sc, sbf_nt4_ascii, (const uint8_t *)r, len, &nk_s, hs, ps);
+                    assert_int_equal(nk_m, nk_s);
+                    assert_int_equal(nk_n, nk_s);
+                    if (hm[t] != hs[0] || hn[t] != hs[0])
+                        fail_msg("H=%d, target %d of %d, read %d (%zu bases): %llu and %llu hits among the targets "
+                                 "(with and without presence rows), %llu alone", H, t, Tn, i, len,
+                                 (unsigned long long)hm[t], (unsigned long long)hn[t], (unsigned long long)hs[0]);
+                    assert_memory_equal(pm + (size_t)t * row, ps, row);
+                    positive += hs[0];
+                    free(r);
+                }
+                sbf_index_destroy(single);
+            }
+            assert_true(positive > 0);
+            assert_true(long_runs > 0);   /* windows of more runs than the query keeps */
+            sbf_index_destroy(multi);
         }
-        assert_true(positive > 0);
-        assert_true(long_runs > 0);   /* windows of more runs than the query keeps */
-        sbf_index_destroy(multi);
-    }
     free(sc);
     for (int t = 0; t < T; ++t)
         free(g[t]);
