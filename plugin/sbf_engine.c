@@ -1,9 +1,9 @@
 /* sbf_engine.c -- the query engine behind sbf_engine.h: the CPU engine (query threads), the GPU
  * copies of an index (sbf_index_use_gpus), blocking queries split over every copy, the reads of a
  * classification batch as the engine sees them, and the chances that scoring needs. */
+#define _GNU_SOURCE   /* pthread_setname_np */
 #include <math.h>
 #include <pthread.h>
-#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -417,7 +417,6 @@ static void query_blocks(query_job_t *job, sbf_scan_t *sc, uint64_t *hits, const
 static void *board_helper(void *arg)
 {
     (void)arg;
-    (void)prctl(PR_SET_NAME, SBF_ENGINE_HELPER_NAME);   /* --stats finds the helpers' CPU seconds by it */
     sbf_scan_t *sc = malloc(sizeof *sc);
     uint64_t *hits = NULL;
     int cap = 0;
@@ -470,8 +469,11 @@ static void board_post(query_job_t *job)
         int ok = pthread_attr_init(&attr) == 0;
         ok = ok && pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) == 0 &&
              pthread_create(&tid, &attr, board_helper, NULL) == 0;
-        if (ok)
+        if (ok) {
             ++board_helpers;
+            /* named before it runs: --stats finds the helpers' CPU seconds by the name */
+            (void)pthread_setname_np(tid, SBF_ENGINE_HELPER_NAME);
+        }
         pthread_attr_destroy(&attr);
         if (!ok)   /* fewer threads: the caller and the helpers there are do the work */
             break;
