@@ -481,9 +481,31 @@ static inline const uint64_t *plain_bits(const sbf_index_t *idx, const sbf_panel
     return plain && plain[pn->members[0]] ? plain[pn->members[m]] : NULL;
 }
 
-/* One plain target's hits over the window's runs, their shards in sc->shard (prefetched): the
- * early out first, then the full probe (AVX-512 where `fast`); presence (NULL: none) is the
- * target's row at the window's start. H is a constant in each instance (query_scanned). */
+/* One run against one plain target's shard w: its k-mers' hits, the early out first (most runs
+ * of a target that does not hold the read end there, on either path), then the full probe
+ * (AVX-512 where `fast`); pr (NULL: none) the run's presence bytes. H a constant in each
+ * instance. */
+static inline __attribute__((always_inline)) uint32_t run_hits(const uint64_t *w, const uint64_t *h, uint32_t n,
+                                                               unsigned extra, const unsigned H, unsigned log2b,
+                                                               int fast, uint8_t *pr)
+{
+    if (run_absent(w, h, n, extra, H, log2b)) {
+        if (pr)
+            memset(pr, 0, n);
+        return 0;
+    }
+#if SBF_SCAN_HAVE_SIMD
+    if (fast)
+        return avx512_probe_run(w, h, n, extra, H, pr);
+#else
+    (void)fast;
+#endif
+    return probe_run(w, h, n, extra, H, log2b, pr);
+}
+
+/* One plain target's hits over the window's runs, their shards in shard[]; presence (NULL:
+ * none) is the target's row at the window's start. H is a constant in each instance
+ * (query_scanned). */
 static inline __attribute__((always_inline)) uint64_t target_runs(const sbf_scan_t *sc, const uint64_t *const *shard,
                                                                   unsigned extra, const unsigned H, unsigned log2b,
                                                                   int fast, uint8_t *presence)
@@ -491,23 +513,8 @@ static inline __attribute__((always_inline)) uint64_t target_runs(const sbf_scan
     uint64_t count = 0;
     for (uint32_t i = 0; i < sc->n_runs; ++i) {
         const sbf_run_t *run = &sc->runs[i];
-        const uint64_t *w = shard[i], *h = sc->smer_hash + run->first;
-        uint8_t *pr = presence ? presence + run->first : NULL;
-        /* most runs of a target that does not hold the read end here, on either path */
-        if (run_absent(w, h, run->n, extra, H, log2b)) {
-            if (pr)
-                memset(pr, 0, run->n);
-            continue;
-        }
-#if SBF_SCAN_HAVE_SIMD
-        if (fast) {
-            count += avx512_probe_run(w, h, run->n, extra, H, pr);
-            continue;
-        }
-#else
-        (void)fast;
-#endif
-        count += probe_run(w, h, run->n, extra, H, log2b, pr);
+        count += run_hits(shard[i], sc->smer_hash + run->first, run->n, extra, H, log2b, fast,
+                          presence ? presence + run->first : NULL);
     }
     return count;
 }
@@ -528,20 +535,8 @@ static inline __attribute__((always_inline)) void runs_all_targets(const sbf_sca
     for (uint32_t i = 0; i < sc->n_runs; ++i) {
         const sbf_run_t *run = &sc->runs[i];
         const uint64_t *h = sc->smer_hash + run->first;
-        for (int t = 0; t < T; ++t) {
-            const uint64_t *w = kept[t][i];
-            if (run_absent(w, h, run->n, extra, H, 9))
-                continue;
-#if SBF_SCAN_HAVE_SIMD
-            if (fast) {
-                count[t] += avx512_probe_run(w, h, run->n, extra, H, NULL);
-                continue;
-            }
-#else
-            (void)fast;
-#endif
-            count[t] += probe_run(w, h, run->n, extra, H, 9, NULL);
-        }
+        for (int t = 0; t < T; ++t)
+            count[t] += run_hits(kept[t][i], h, run->n, extra, H, 9, fast, NULL);
     }
     for (int t = 0; t < T; ++t)
         hits[ids[t]] += count[t];
@@ -600,18 +595,24 @@ static void query_scanned(const sbf_index_t *idx, sbf_scan_t *sc, uint64_t start
      * before the target's tests. VM, 200,000 pairs at -@1: the CPU engine 0.665 -> 0.47 s
      * with chr20 alone, 1.345 -> 1.12 s with the e2e index (doc/PERFORMANCE.md, try 23). */
     /* The pre-pass keeps each run's shard in the first few plain targets (short reads: a few
-     * dozen runs), so the target's own pass below does not compute it again. */
+     * dozen runs), so the target's own pass below does not compute it again; all_kept: every
+     * target was (ids[]: which). */
     const uint64_t *kept[KEPT_TARGETS][KEPT_RUNS];
-    int n_kept = 0;
+    int n_kept = 0, ids[KEPT_TARGETS];
     const int keep = sc->n_runs <= KEPT_RUNS;
+    int all_kept = keep;
     for (int q = q0; q < q1; ++q) {
         const sbf_panel_t *pn = &idx->panels[q];
-        if (!plain_bits(idx, pn, plain, 0))   /* probed as a panel (probe_panel prefetches its own) */
+        if (!plain_bits(idx, pn, plain, 0)) {   /* probed as a panel (probe_panel prefetches its own) */
+            all_kept = 0;
             continue;
+        }
         for (int m = 0; m < pn->n_members; ++m) {
             const uint64_t *bits = plain_bits(idx, pn, plain, m);
             const uint64_t n_shards = idx->targets[pn->members[m]].n_shards;
+            all_kept &= n_kept < KEPT_TARGETS;
             if (keep && n_kept < KEPT_TARGETS) {
+                ids[n_kept] = pn->members[m];
                 const uint64_t **sh = kept[n_kept++];
                 for (uint32_t i = 0; i < sc->n_runs; ++i) {
                     sh[i] = bits + sbf_shard_of_key(sc->key[i], n_shards) * words;
@@ -626,14 +627,7 @@ static void query_scanned(const sbf_index_t *idx, sbf_scan_t *sc, uint64_t start
     int at_kept = 0;
     /* every target plain with its shards kept (a short read's window against a few targets):
      * one pass over the runs for all of them */
-    int ids[KEPT_TARGETS], n_plain = 0, all_plain = b512 && !presence && n_kept > 0;
-    for (int q = q0; q < q1 && all_plain; ++q) {
-        const sbf_panel_t *pn = &idx->panels[q];
-        all_plain = plain_bits(idx, pn, plain, 0) != NULL && n_plain + pn->n_members <= n_kept;
-        for (int m = 0; all_plain && m < pn->n_members; ++m)
-            ids[n_plain++] = pn->members[m];
-    }
-    if (all_plain && n_plain == n_kept) {
+    if (all_kept && n_kept > 0 && b512 && !presence) {
         for (int t = 0; t < n_kept; ++t)   /* each target's lines to the L1 (the burst of the passes below) */
             for (uint32_t i = 0; i < sc->n_runs; ++i)
                 __builtin_prefetch(kept[t][i], 0, 0);

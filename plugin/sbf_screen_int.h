@@ -207,9 +207,9 @@ int screen_cpu_workers(int threads);
 #define SCREEN_OUT_POOL "sbf-out-pool"
 #define SCREEN_IN_POOL "sbf-in-pool"
 
-/* --stats: the time of each stage, peak memory and the stage that limits the run. */
-/* --stats: what the run's figures are counted from (the CPU engine's helpers live for the
- * process), at the start of the run; then the figures, at its end. */
+/* --stats: at the start of the run, what its figures are counted from (the CPU engine's helpers
+ * live for the process); at its end, the time of each stage, the CPU of each thread group, peak
+ * memory and the stage that limits the run. */
 void screen_stats_start(screen_t *s);
 void screen_print_stats(const screen_t *s, FILE *fp);
 
