@@ -91,7 +91,7 @@ static void scalar_scan_window(sbf_scan_t *sc, const sbf_params_t *p, const uint
 
 typedef void (*scan_fn)(sbf_scan_t *, const sbf_params_t *, const uint8_t[256], const uint8_t *, uint32_t);
 
-static const char *const path_names[SBF_SCAN_PATHS] = {"scalar", "avx2", "avx512"};
+static const char *const path_names[SBF_SCAN_PATHS] = {"scalar", "avx2", "avx512", "avx512vbmi"};
 
 int sbf_scan_path_supported(sbf_scan_path_t path)
 {
@@ -107,6 +107,9 @@ int sbf_scan_path_supported(sbf_scan_path_t path)
         return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
                __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&
                __builtin_cpu_supports("popcnt");
+    case SBF_SCAN_AVX512VBMI:
+        return sbf_scan_path_supported(SBF_SCAN_AVX512) && __builtin_cpu_supports("avx512vbmi") &&
+               __builtin_cpu_supports("gfni");
 #endif
     default:
         return 0;
@@ -116,6 +119,8 @@ int sbf_scan_path_supported(sbf_scan_path_t path)
 static scan_fn path_fn(sbf_scan_path_t path)
 {
 #if SBF_SCAN_HAVE_SIMD
+    if (path == SBF_SCAN_AVX512VBMI)
+        return avx512vbmi_sbf_scan_window;
     if (path == SBF_SCAN_AVX512)
         return avx512_sbf_scan_window;
     if (path == SBF_SCAN_AVX2)
@@ -163,7 +168,7 @@ int sbf_scan_set_path_named(const char *name)
         if (!strcmp(name, path_names[q]))
             return sbf_scan_path_supported((sbf_scan_path_t)q) ? sbf_scan_set_path((sbf_scan_path_t)q)
                                                                 : sbf_error(SBF_E_PARAM, "this CPU cannot run that path");
-    return sbf_error(SBF_E_PARAM, "not a scan path (scalar, avx2 or avx512)");
+    return sbf_error(SBF_E_PARAM, "not a scan path (scalar, avx2, avx512 or avx512vbmi)");
 }
 
 void sbf_scan_window(sbf_scan_t *sc, const sbf_params_t *p, const uint8_t code[256], const uint8_t *seq,

@@ -40,13 +40,14 @@ typedef struct {
 void sbf_scan_window(sbf_scan_t *sc, const sbf_params_t *p, const uint8_t code[256],
                      const uint8_t *seq, uint32_t len);
 
-/* The scan has a scalar path and vector paths (AVX2, AVX-512), all computing the same runs and
- * hashes; the fastest the CPU supports is chosen on first use. */
-typedef enum { SBF_SCAN_SCALAR, SBF_SCAN_AVX2, SBF_SCAN_AVX512, SBF_SCAN_PATHS } sbf_scan_path_t;
+/* The scan has a scalar path and vector paths (AVX2, AVX-512, and AVX-512 with VBMI and GFNI,
+ * which rolls the canonical words in vectors too), all computing the same runs and hashes; the
+ * fastest the CPU supports is chosen on first use. */
+typedef enum { SBF_SCAN_SCALAR, SBF_SCAN_AVX2, SBF_SCAN_AVX512, SBF_SCAN_AVX512VBMI, SBF_SCAN_PATHS } sbf_scan_path_t;
 
 /* The path sbf_scan_window() runs (chosen now if not yet). */
 sbf_scan_path_t sbf_scan_path(void);
-/* "scalar", "avx2", "avx512"; NULL past the last. */
+/* "scalar", "avx2", "avx512", "avx512vbmi"; NULL past the last. */
 const char *sbf_scan_path_name(sbf_scan_path_t path);
 /* 1 when this CPU (and this build) can run `path`. */
 int sbf_scan_path_supported(sbf_scan_path_t path);
@@ -54,9 +55,9 @@ int sbf_scan_path_supported(sbf_scan_path_t path);
  * SBF_E_PARAM when this CPU or build cannot run it. Not to be called while scans run. */
 int sbf_scan_set_path(sbf_scan_path_t path);
 
-/* sbf_scan_set_path() of the path named "scalar", "avx2" or "avx512" (SBF_SIMD's values). SBF_OK,
- * or SBF_E_PARAM with the message "not a scan path (scalar, avx2 or avx512)" or "this CPU cannot
- * run that path". */
+/* sbf_scan_set_path() of the path named "scalar", "avx2", "avx512" or "avx512vbmi" (SBF_SIMD's
+ * values). SBF_OK, or SBF_E_PARAM with the message "not a scan path (scalar, avx2, avx512 or
+ * avx512vbmi)" or "this CPU cannot run that path". */
 int sbf_scan_set_path_named(const char *name);
 
 /* Bytes 0..3 map to themselves, everything else to 4: for sequences stored as 2-bit codes. */

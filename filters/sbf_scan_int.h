@@ -101,6 +101,8 @@ static SBF_ALWAYS_INLINE void sbf_scan_segments(sbf_scan_t *sc, const sbf_params
 /* The vector paths exist where GCC-compatible compilers target x86-64. */
 #if defined(__x86_64__) && defined(__GNUC__)
 #define SBF_SCAN_HAVE_SIMD 1
+void avx512vbmi_sbf_scan_window(sbf_scan_t *sc, const sbf_params_t *p, const uint8_t code[256], const uint8_t *seq,
+                                uint32_t len);
 void avx512_sbf_scan_window(sbf_scan_t *sc, const sbf_params_t *p, const uint8_t code[256], const uint8_t *seq,
                             uint32_t len);
 void avx2_sbf_scan_window(sbf_scan_t *sc, const sbf_params_t *p, const uint8_t code[256], const uint8_t *seq,
@@ -110,10 +112,10 @@ void avx2_sbf_scan_window(sbf_scan_t *sc, const sbf_params_t *p, const uint8_t c
 uint32_t avx512_probe_run(const uint64_t *w, const uint64_t *h, uint32_t n_kmers, unsigned extra, unsigned H,
                           uint8_t *presence);
 /* The AVX-512 code below applies to a run: 512-bit shards (one register each), every bit a field
- * of the 32-bit s-mer hash (H <= 3), on the AVX-512 scan path (so SBF_SIMD chooses it too). */
+ * of the 32-bit s-mer hash (H <= 3), on the AVX-512 scan paths (so SBF_SIMD chooses it too). */
 static inline int sbf_runs_avx512(unsigned shard_words, unsigned H)
 {
-    return shard_words == 8 && H <= 3 && sbf_scan_path() == SBF_SCAN_AVX512;
+    return shard_words == 8 && H <= 3 && sbf_scan_path() >= SBF_SCAN_AVX512;
 }
 /* run_mask() of sbf_index.c for 512-bit shards: the bits of a run's n_smers s-mers, stored to
  * out[0..8); avx512_run_or ORs them into the shard w instead. */

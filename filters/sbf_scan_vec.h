@@ -3,14 +3,16 @@
  * with VEC(name) naming the instance's functions, VEC_COMPRESS 1 where AVX-512's compress
  * instructions exist and VEC_MUL_EPU32 / vi that set's 32 x 32 -> 64-bit multiply of the low
  * halves of each lane and its register type, and VEC_MIN_EPU64 the set's unsigned 64-bit minimum
- * where it has one (AVX-512; AVX2 builds it from a compare); it #undefs those seven at its end.
- * Not a header to include anywhere else.
+ * where it has one (AVX-512; AVX2 builds it from a compare), and optionally VEC_ROLL, a roll
+ * with sbf_roll_words()' contract for words of up to VEC_ROLL_MAX bases; it #undefs those nine
+ * at its end. Not a header to include anywhere else.
  *
  * Each pass computes exactly what the scalar passes of sbf_scan.c compute, so every path gives
  * the same runs and hashes (tests/test_kmer.c compares them):
  *  1. the canonical words are rolled by the scalar path's own code (sbf_roll_words: a short
- *     chain from base to base), then hashed in place a vector at a time: sbf_hash_word is the
- *     same 32-bit arithmetic in every lane (each 32-bit multiply one VEC_MUL_EPU32);
+ *     chain from base to base) or the instance's VEC_ROLL, then hashed in place a vector at a
+ *     time: sbf_hash_word is the same 32-bit arithmetic in every lane (each 32-bit multiply one
+ *     VEC_MUL_EPU32);
  *  2. each k-mer's minimizer is the minimum of its w m-mer hashes, taken directly (w - 1
  *     vector minima per vector of k-mers) instead of by van Herk blocks: the minimum is the
  *     same value however it is taken;
@@ -44,12 +46,18 @@ static inline vu VEC(mul32)(vu a, uint32_t c)
     return (vu)VEC_MUL_EPU32((vi)a, (vi)cv) & 0xffffffffu;
 }
 
-/* Pass 1: the words of the segment from seq[a] rolled (sbf_roll_words), then hashed in place a
- * vector at a time. Returns the segment's end. */
+/* Pass 1: the words of the segment from seq[a] rolled (sbf_roll_words, or the instance's
+ * VEC_ROLL for the words it takes), then hashed in place a vector at a time. Returns the
+ * segment's end. */
 static inline uint32_t VEC(words)(const uint8_t code[256], const uint8_t *seq, uint32_t a, uint32_t end,
                                   unsigned len, uint64_t *out)
 {
-    const uint32_t b = sbf_roll_words(code, seq, a, end, len, out), n = sbf_words_in(a, b, len);
+#ifdef VEC_ROLL
+    const uint32_t b = len <= VEC_ROLL_MAX ? VEC_ROLL(code, seq, a, end, len, out) : sbf_roll_words(code, seq, a, end, len, out);
+#else
+    const uint32_t b = sbf_roll_words(code, seq, a, end, len, out);
+#endif
+    const uint32_t n = sbf_words_in(a, b, len);
     uint64_t *o = out + a;
     uint32_t i = 0;
     for (; i + VLANES <= n; i += VLANES) {
@@ -134,6 +142,8 @@ void VEC(sbf_scan_window)(sbf_scan_t *sc, const sbf_params_t *p, const uint8_t c
 }
 
 #undef VEC
+#undef VEC_ROLL
+#undef VEC_ROLL_MAX
 #undef VEC_COMPRESS
 #undef VEC_MUL_EPU32
 #undef VEC_MIN_EPU64

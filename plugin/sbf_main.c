@@ -119,7 +119,7 @@ static void quiet_htslib(void)
     hts_set_log_level(level);
 }
 
-/* SBF_SIMD=scalar|avx2|avx512, a test switch: the CPU scan runs that path instead of the
+/* SBF_SIMD=scalar|avx2|avx512|avx512vbmi, a test switch: the CPU scan runs that path instead of the
  * fastest this CPU has (every path computes the same bits; tests compare them end to end).
  * Said on stderr; -1 after printing when the path is unknown or cannot run here. */
 static int scan_path_switch(void)

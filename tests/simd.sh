@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# simd.sh -- the CPU scan's paths (scalar, AVX2, AVX-512: filters/sbf_scan.c, sbf_scan_simd.c)
+# simd.sh -- the CPU scan's paths (scalar, AVX2, AVX-512, AVX-512 with VBMI and GFNI:
+# filters/sbf_scan.c, sbf_scan_simd.c)
 # give the same bits end to end. For every path this CPU runs (as `sbf --version` lists them),
 # chosen with the SBF_SIMD test switch: `sbf build` writes the same index bytes, `sbf query`
 # the same counts, `sbf classify` the same records and summary as the scalar path; the switch
@@ -13,15 +14,15 @@ cd "$work" || exit 1
 "$SBF" --version > version.txt 2> version.err || { echo "Bail out! sbf --version failed"; exit 1; }
 line=$(grep '^CPU scan: ' version.txt)
 check "--version names the scan path and the paths this CPU runs" \
-  grep -qE '^CPU scan: (scalar|avx2|avx512) \(this CPU runs: scalar(, avx2)?(, avx512)?\)$' version.txt
+  grep -qE '^CPU scan: (scalar|avx2|avx512|avx512vbmi) \(this CPU runs: scalar(, avx2)?(, avx512)?(, avx512vbmi)?\)$' version.txt
 default=$(sed -E 's/^CPU scan: ([a-z0-9]+) .*/\1/' <<< "$line")
 read -r -a paths <<< "$(sed -E 's/.*this CPU runs: (.*)\)$/\1/; s/,//g' <<< "$line")"
 check "the default path is the last (fastest) this CPU runs" test "$default" = "${paths[-1]}"
 
 SBF_SIMD=sse9 "$SBF" --version > /dev/null 2> bad.err
 check "SBF_SIMD=sse9 is refused" test $? -eq 1
-check "SBF_SIMD=sse9: the message" test "$(cat bad.err)" = "sbf: SBF_SIMD=sse9: not a scan path (scalar, avx2 or avx512)"
-for p in avx2 avx512; do
+check "SBF_SIMD=sse9: the message" test "$(cat bad.err)" = "sbf: SBF_SIMD=sse9: not a scan path (scalar, avx2, avx512 or avx512vbmi)"
+for p in avx2 avx512 avx512vbmi; do
   case " ${paths[*]} " in
     *" $p "*) ;;
     *) SBF_SIMD=$p "$SBF" --version > /dev/null 2> bad.err
