@@ -11,6 +11,7 @@
 #include "sbf_format.h"
 #include "sbf_kmer.h"
 #include "sbf_mem.h"
+#include "sbf_probe.h"
 #include "sbf_scan_int.h"
 
 sbf_index_t *sbf_idx_new(const sbf_params_t *p)
@@ -323,36 +324,6 @@ void sbf_scanned_runs(const sbf_index_t *idx, const sbf_target_t *t, const sbf_s
     }
 }
 
-/* 1 when s-mer j of a run tests present in shard w: its H bits all set. */
-static inline uint64_t smer_present(const uint64_t *w, const uint64_t *h, unsigned j, const unsigned H, unsigned log2b)
-{
-    uint64_t present = 1;
-    for (unsigned b = 0; b < H; ++b) {
-        const unsigned bit = sbf_smer_bit((uint32_t)h[j], b, log2b);
-        present &= w[bit >> 6] >> (bit & 63);
-    }
-    return present & 1;
-}
-
-/* 1 when every k-mer of the run is absent, found by testing one s-mer in every k-s+1: s-mers
- * extra, 2 extra + 1, ... (k-mer i spans s-mers i..i+extra, so each tested s-mer lies in
- * extra+1 consecutive k-mers and together they lie in all). Against a target that does not
- * hold the read, an s-mer tests present with the chance fill^H (about 6% at the defaults), so
- * most runs end after one or two tests instead of the run's n+extra; a run that does not end
- * here is probed in full. */
-static inline int run_absent(const uint64_t *w, const uint64_t *h, uint32_t n_kmers, unsigned extra, const unsigned H,
-                             unsigned log2b)
-{
-    if (n_kmers == 0)
-        return 1;
-    for (uint32_t j = extra;; j += extra + 1) {
-        if (smer_present(w, h, j, H, log2b))
-            return 0;
-        if (j + 1 >= n_kmers)   /* k-mers 0..j are covered: that is all of them */
-            return 1;
-    }
-}
-
 /* Test the run's s-mers against one shard and count the k-mers whose every s-mer is present.
  * A k-mer at run offset i spans s-mers i..i+k-s: it is present iff the last absent s-mer
  * seen when its final s-mer is tested lies before i. H is a compile-time constant in each
@@ -365,10 +336,10 @@ static inline uint32_t probe_run_h(const uint64_t *w, const uint64_t *h, uint32_
     /* the first k-s s-mers only open the window; from then on each s-mer completes a k-mer
      * (two loops instead of a test per s-mer, which mispredicted at every run) */
     for (unsigned j = 0; j < extra; ++j)
-        last_absent = smer_present(w, h, j, H, log2b) ? last_absent : (int64_t)j;
+        last_absent = sbf_smer_present(w, h, j, H, log2b) ? last_absent : (int64_t)j;
     for (unsigned i = 0; i < n_kmers; ++i) {
         const unsigned j = i + extra;
-        last_absent = smer_present(w, h, j, H, log2b) ? last_absent : (int64_t)j;
+        last_absent = sbf_smer_present(w, h, j, H, log2b) ? last_absent : (int64_t)j;
         uint32_t hit = last_absent < (int64_t)i;
         count += hit;
         if (presence)
@@ -489,7 +460,7 @@ static inline __attribute__((always_inline)) uint32_t run_hits(const uint64_t *w
                                                                unsigned extra, const unsigned H, unsigned log2b,
                                                                int fast, uint8_t *pr)
 {
-    if (run_absent(w, h, n, extra, H, log2b)) {
+    if (sbf_run_absent(w, h, n, extra, H, log2b)) {
         if (pr)
             memset(pr, 0, n);
         return 0;
@@ -519,47 +490,12 @@ static inline __attribute__((always_inline)) uint64_t target_runs(const sbf_scan
     return count;
 }
 
-enum { KEPT_TARGETS = 4, KEPT_RUNS = 256 };
-
-/* Every plain target of the window (T of them, their shards kept by the pre-pass) in one pass
- * over the runs: each run tested against every target before the next run, its fields and
- * s-mers loaded once, where a pass per target loaded them T times (the two small targets of the
- * e2e index took a third of a read's cycles, mostly that: doc/PERFORMANCE.md, try 33). 512-bit
- * shards (constant bit fields), no presence rows; T and H constants in each instance. */
-static inline __attribute__((always_inline)) void runs_all_targets(const sbf_scan_t *sc,
-                                                                   const uint64_t *const (*kept)[KEPT_RUNS],
-                                                                   const int T, const int *ids, unsigned extra,
-                                                                   const unsigned H, int fast, uint64_t *hits)
-{
-    uint64_t count[KEPT_TARGETS] = {0};
-    for (uint32_t i = 0; i < sc->n_runs; ++i) {
-        const sbf_run_t *run = &sc->runs[i];
-        const uint64_t *h = sc->smer_hash + run->first;
-        for (int t = 0; t < T; ++t)
-            count[t] += run_hits(kept[t][i], h, run->n, extra, H, 9, fast, NULL);
-    }
-    for (int t = 0; t < T; ++t)
-        hits[ids[t]] += count[t];
-}
-
-/* runs_all_targets() with T (1..KEPT_TARGETS) and H (1..3) as constants */
-static void runs_all_targets_of(const sbf_scan_t *sc, const uint64_t *const (*kept)[KEPT_RUNS], int T,
-                                const int *ids, unsigned extra, unsigned H, int fast, uint64_t *hits)
-{
-#define SBF_ALL_TARGETS_H(T_)                                                                                         \
-    switch (H) {                                                                                                      \
-    case 1: runs_all_targets(sc, kept, T_, ids, extra, 1, fast, hits); return;                                        \
-    case 2: runs_all_targets(sc, kept, T_, ids, extra, 2, fast, hits); return;                                        \
-    default: runs_all_targets(sc, kept, T_, ids, extra, 3, fast, hits); return;                                       \
-    }
-    switch (T) {
-    case 1: SBF_ALL_TARGETS_H(1)
-    case 2: SBF_ALL_TARGETS_H(2)
-    case 3: SBF_ALL_TARGETS_H(3)
-    default: SBF_ALL_TARGETS_H(4)
-    }
-#undef SBF_ALL_TARGETS_H
-}
+/* The one pass over a window's runs for all its plain targets with the scalar probe (the
+ * AVX-512 path has its own instance, sbf_probe_simd.c) */
+#define ALL(name) scalar_##name
+#define ALL_LINKAGE static
+#define ALL_PROBE(w, h, n, extra, H) probe_run_h(w, h, n, extra, H, 9, NULL)
+#include "sbf_runs_all.h"
 
 /* Probe every target with the window just scanned (it starts at `start` of the sequence):
  * adds to *n_kmers and hits[r]; presence rows (row bytes each) as sbf_query_seq(). */
@@ -597,9 +533,9 @@ static void query_scanned(const sbf_index_t *idx, sbf_scan_t *sc, uint64_t start
     /* The pre-pass keeps each run's shard in the first few plain targets (short reads: a few
      * dozen runs), so the target's own pass below does not compute it again; all_kept: every
      * target was (ids[]: which). */
-    const uint64_t *kept[KEPT_TARGETS][KEPT_RUNS];
-    int n_kept = 0, ids[KEPT_TARGETS];
-    const int keep = sc->n_runs <= KEPT_RUNS;
+    const uint64_t *kept[SBF_KEPT_TARGETS][SBF_KEPT_RUNS];
+    int n_kept = 0, ids[SBF_KEPT_TARGETS];
+    const int keep = sc->n_runs <= SBF_KEPT_RUNS;
     int all_kept = keep;
     for (int q = q0; q < q1; ++q) {
         const sbf_panel_t *pn = &idx->panels[q];
@@ -610,8 +546,8 @@ static void query_scanned(const sbf_index_t *idx, sbf_scan_t *sc, uint64_t start
         for (int m = 0; m < pn->n_members; ++m) {
             const uint64_t *bits = plain_bits(idx, pn, plain, m);
             const uint64_t n_shards = idx->targets[pn->members[m]].n_shards;
-            all_kept &= n_kept < KEPT_TARGETS;
-            if (keep && n_kept < KEPT_TARGETS) {
+            all_kept &= n_kept < SBF_KEPT_TARGETS;
+            if (keep && n_kept < SBF_KEPT_TARGETS) {
                 ids[n_kept] = pn->members[m];
                 const uint64_t **sh = kept[n_kept++];
                 for (uint32_t i = 0; i < sc->n_runs; ++i) {
@@ -631,7 +567,14 @@ static void query_scanned(const sbf_index_t *idx, sbf_scan_t *sc, uint64_t start
         for (int t = 0; t < n_kept; ++t)   /* each target's lines to the L1 (the burst of the passes below) */
             for (uint32_t i = 0; i < sc->n_runs; ++i)
                 __builtin_prefetch(kept[t][i], 0, 0);
-        runs_all_targets_of(sc, (const uint64_t *const (*)[KEPT_RUNS])kept, n_kept, ids, extra, H, fast, hits);
+        const uint64_t *const (*k)[SBF_KEPT_RUNS] = (const uint64_t *const (*)[SBF_KEPT_RUNS])kept;
+#if SBF_SCAN_HAVE_SIMD
+        if (fast) {
+            avx512_runs_all_targets(sc, k, n_kept, ids, extra, H, hits);
+            return;
+        }
+#endif
+        scalar_runs_all_targets(sc, k, n_kept, ids, extra, H, hits);
         return;
     }
     for (int q = q0; q < q1; ++q) {

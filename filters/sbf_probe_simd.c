@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "sbf_mem.h"
+#include "sbf_probe.h"
 #include "sbf_scan_int.h"
 
 #if SBF_SCAN_HAVE_SIMD
@@ -56,9 +57,14 @@ static inline uint32_t probe_short(const uint64_t *w, const uint64_t *h, uint32_
         const __mmask8 lanes = n_smers - j >= 8 ? 0xff : (__mmask8)((1u << (n_smers - j)) - 1u);
         sm |= (uint64_t)smers8(shard, h + j, lanes, H) << j;
     }
+    /* k-mer i: s-mers i..i+extra all present, the AND of extra + 1 shifts taken by doubling
+     * (all covers `have` s-mers: 3 steps at the defaults' 7 instead of 6) */
     uint64_t all = sm;
-    for (unsigned d = 1; d <= extra; ++d)
-        all &= sm >> d;
+    unsigned have = 1;
+    for (; 2 * have <= extra + 1; have *= 2)
+        all &= all >> have;
+    if (have < extra + 1)
+        all &= all >> (extra + 1 - have);
     all &= n_kmers >= 64 ? ~0ULL : (1ULL << n_kmers) - 1;
     if (presence)
         _mm512_mask_storeu_epi8(presence, n_kmers >= 64 ? ~0ULL : (1ULL << n_kmers) - 1,
@@ -103,6 +109,14 @@ uint32_t avx512_probe_run(const uint64_t *w, const uint64_t *h, uint32_t n_kmers
     }
     return count;
 }
+
+/* The one pass over a window's runs for all its plain targets, the probe of a short run inlined
+ * (sbf_runs_all.h; a call per run cost its prologue and the dispatch on H) */
+#define ALL(name) avx512_##name
+#define ALL_LINKAGE
+#define ALL_PROBE(w, h, n, extra, H)                                                                                  \
+    ((n) + (extra) <= 64 ? probe_short(w, h, n, extra, H, NULL) : avx512_probe_run(w, h, n, extra, H, NULL))
+#include "sbf_runs_all.h"
 
 /* The bits of a run's n_smers s-mers (hashes h) in a 512-bit shard: each bit set in its word by
  * a variable shift, lane q shifting 1 by bit - 64q, which vpsllvq makes 0 outside 0..63 (a
