@@ -46,16 +46,19 @@ static inline __mmask8 smers8(__m512i shard, const uint64_t *h, __mmask8 lanes, 
  * register and the k-mers' in another, where the general loop below goes through an array it
  * clears first. H a constant in each instance. With the early out's constant bit fields
  * (sbf_index.c) this made the CPU engine 8-24% faster on the development VM (doc/PERFORMANCE.md,
- * try 27). The hashes are read eight at a time without a mask: the lanes past the run's last
- * s-mer (in the scan's smer_hash, which has room for them) only decide bits past the last
- * k-mer, which are cut off (a masked load waited on the mask, try 36). */
+ * try 27). The hashes are read eight at a time without a mask, 16 at least: the lanes past the
+ * run's last s-mer (in the scan's smer_hash, which has room for them) only decide bits past
+ * the last k-mer, which are cut off (a masked load waited on the mask, try 36). */
 static inline uint32_t probe_short(const uint64_t *w, const uint64_t *h, uint32_t n_kmers, unsigned extra,
                                    const unsigned H, uint8_t *presence)
 {
     const uint32_t n_smers = n_kmers + extra;
     const __m512i shard = _mm512_loadu_si512(w);
-    uint64_t sm = 0;
-    for (uint32_t j = 0; j < n_smers; j += 8)
+    /* the first 16 s-mers whatever the run's length: a run of 1 or 2 k-mers (7 or 8 s-mers at
+     * the defaults) beside longer ones made the loop's exit a guess missed about a third of the
+     * time (try 37) */
+    uint64_t sm = (uint64_t)smers8(shard, h, 0xff, H) | (uint64_t)smers8(shard, h + 8, 0xff, H) << 8;
+    for (uint32_t j = 16; j < n_smers; j += 8)
         sm |= (uint64_t)smers8(shard, h + j, 0xff, H) << j;
     /* k-mer i: s-mers i..i+extra all present, the AND of extra + 1 shifts taken by doubling
      * (all covers `have` s-mers: 3 steps at the defaults' 7 instead of 6) */

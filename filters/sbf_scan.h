@@ -23,9 +23,9 @@ typedef struct {
 } sbf_run_t;
 
 typedef struct {
-    /* by s-mer start; valid only inside runs (and 8 more: the AVX-512 probe of a short run reads
-     * whole vectors of 8 past a run's end, sbf_probe_simd.c) */
-    uint64_t smer_hash[SBF_WINDOW + SBF_MAX_K + 8];
+    /* by s-mer start; valid only inside runs (and 16 more: the AVX-512 probe of a short run reads
+     * the first 16 hashes from a run's start, and whole vectors of 8, sbf_probe_simd.c) */
+    uint64_t smer_hash[SBF_WINDOW + SBF_MAX_K + 16];
     uint64_t mmer_hash[SBF_WINDOW + SBF_MAX_K];   /* scratch: by m-mer start (when m != s) */
     uint64_t suffix_min[SBF_WINDOW + SBF_MAX_K];  /* scratch: sliding-minimum blocks */
     uint64_t kmer_min[SBF_WINDOW + SBF_MAX_K];    /* scratch: minimizer hash of each k-mer */

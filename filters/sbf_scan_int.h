@@ -109,7 +109,7 @@ void avx512_sbf_scan_window(sbf_scan_t *sc, const sbf_params_t *p, const uint8_t
 void avx2_sbf_scan_window(sbf_scan_t *sc, const sbf_params_t *p, const uint8_t code[256], const uint8_t *seq,
                           uint32_t len);
 /* probe_run() of sbf_index.c for 512-bit shards (shard_log2 9): the same count and presence
- * bytes. */
+ * bytes. h is a run's in a scan's smer_hash: up to 16 hashes past the run are read (not used). */
 uint32_t avx512_probe_run(const uint64_t *w, const uint64_t *h, uint32_t n_kmers, unsigned extra, unsigned H,
                           uint8_t *presence);
 /* The AVX-512 code below applies to a run: 512-bit shards (one register each), every bit a field
