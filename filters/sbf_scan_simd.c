@@ -93,25 +93,13 @@ static uint32_t vbmi_roll_words(const uint8_t code[256], const uint8_t *seq, uin
 #define VEC(name) avx512vbmi_##name
 #define VEC_ROLL vbmi_roll_words
 #define VEC_ROLL_MAX 29
-#define VEC_COMPRESS 1
-#define VEC_MUL_EPU32 _mm512_mul_epu32
-#define VEC_MIN_EPU64 _mm512_min_epu64
-#define VLANES 8
-#define vi __m512i
-#define vu v8u
-#include "sbf_scan_vec.h"   /* #undefs VEC, VEC_ROLL, VEC_ROLL_MAX, VEC_COMPRESS, VEC_MUL_EPU32, VEC_MIN_EPU64, VLANES, vi, vu */
+#include "sbf_scan_avx512.h"
 #pragma GCC pop_options
 
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512dq,avx512vl,avx512bw,popcnt")
 #define VEC(name) avx512_##name
-#define VEC_COMPRESS 1
-#define VEC_MUL_EPU32 _mm512_mul_epu32
-#define VEC_MIN_EPU64 _mm512_min_epu64
-#define VLANES 8
-#define vi __m512i
-#define vu v8u
-#include "sbf_scan_vec.h"   /* #undefs VEC, VEC_COMPRESS, VEC_MUL_EPU32, VEC_MIN_EPU64, VLANES, vi, vu */
+#include "sbf_scan_avx512.h"
 #pragma GCC pop_options
 
 #pragma GCC push_options
