@@ -497,6 +497,67 @@ static inline __attribute__((always_inline)) uint64_t target_runs(const sbf_scan
 #define ALL_PROBE(w, h, n, extra, H) probe_run_h(w, h, n, extra, H, 9, NULL)
 #include "sbf_runs_all.h"
 
+/* Each run's shard key once for every target (a target's shard is its range reduction:
+ * sbf_shard_index = sbf_shard_of_key of sbf_shard_key), then each run's shard in every plain
+ * target of panels q0..q1-1 (a plain panel's, or each of a wide panel's through its plain copy),
+ * asked of the L2 (prefetcht2) when `ask`, for all the targets at once: the L2 keeps more misses
+ * in flight than the L1's fill buffers, which each target's burst of prefetchnta in
+ * query_scanned() had filled alone; that burst then brings the lines to the L1 just before the
+ * target's tests. VM, 200,000 pairs at -@1: the CPU engine 0.665 -> 0.47 s with chr20 alone,
+ * 1.345 -> 1.12 s with the e2e index (doc/PERFORMANCE.md, try 23). The shards of the first
+ * SBF_KEPT_TARGETS plain targets are kept (short reads: a few dozen runs) in kept[t][run], ids[t]
+ * the target, *n_kept of them, so that their passes do not compute them again. Returns 1 when
+ * every target was kept. */
+static int keep_shards(const sbf_index_t *idx, sbf_scan_t *sc, int q0, int q1, uint64_t *const *plain,
+                       const uint64_t *kept[][SBF_KEPT_RUNS], int *ids, int *n_kept, int ask)
+{
+    const unsigned words = sbf_params_shard_words(&idx->params);
+    for (uint32_t i = 0; i < sc->n_runs; ++i)
+        sc->key[i] = sbf_shard_key((uint32_t)sc->runs[i].minimizer);
+    const int keep = sc->n_runs <= SBF_KEPT_RUNS;
+    int all_kept = keep;
+    for (int q = q0; q < q1; ++q) {
+        const sbf_panel_t *pn = &idx->panels[q];
+        if (!plain_bits(idx, pn, plain, 0)) {   /* probed as a panel (probe_panel prefetches its own) */
+            all_kept = 0;
+            continue;
+        }
+        for (int m = 0; m < pn->n_members; ++m) {
+            const uint64_t *bits = plain_bits(idx, pn, plain, m);
+            const uint64_t n_shards = idx->targets[pn->members[m]].n_shards;
+            all_kept &= *n_kept < SBF_KEPT_TARGETS;
+            if (keep && *n_kept < SBF_KEPT_TARGETS) {
+                ids[*n_kept] = pn->members[m];
+                const uint64_t **sh = kept[(*n_kept)++];
+                for (uint32_t i = 0; i < sc->n_runs; ++i) {
+                    sh[i] = bits + sbf_shard_of_key(sc->key[i], n_shards) * words;
+                    if (ask)
+                        __builtin_prefetch(sh[i], 0, 1);
+                }
+                continue;
+            }
+            for (uint32_t i = 0; ask && i < sc->n_runs; ++i)
+                __builtin_prefetch(bits + sbf_shard_of_key(sc->key[i], n_shards) * words, 0, 1);
+        }
+    }
+    return all_kept;
+}
+
+/* The one pass over the window's runs for its n_kept plain targets (query_scanned's condition:
+ * 512-bit shards, H <= 3, no presence rows), next's shards asked for meanwhile (NULL: none). */
+static void one_pass(const sbf_index_t *idx, const sbf_scan_t *sc, const uint64_t *const (*kept)[SBF_KEPT_RUNS],
+                     int n_kept, const int *ids, const sbf_next_shards_t *next, uint64_t *hits)
+{
+    const unsigned H = (unsigned)idx->params.hashes, extra = (unsigned)(idx->params.k - idx->params.s);
+#if SBF_SCAN_HAVE_SIMD
+    if (sbf_runs_avx512(8, H)) {
+        avx512_runs_all_targets(sc, kept, n_kept, ids, extra, H, next, hits);
+        return;
+    }
+#endif
+    scalar_runs_all_targets(sc, kept, n_kept, ids, extra, H, next, hits);
+}
+
 /* Probe every target with the window just scanned (it starts at `start` of the sequence):
  * adds to *n_kmers and hits[r]; presence rows (row bytes each) as sbf_query_seq(). */
 /* only: the one panel to probe, or -1 for every panel */
@@ -519,47 +580,10 @@ static void query_scanned(const sbf_index_t *idx, sbf_scan_t *sc, uint64_t start
      * sbf_smer_bit), constant in the instances below */
     const int b512 = words == 8 && H <= 3;
     uint64_t *const *plain = __atomic_load_n(&idx->plain, __ATOMIC_ACQUIRE);
-    /* each run's shard key once for every target: a target's shard is its range reduction
-     * (sbf_shard_index = sbf_shard_of_key of sbf_shard_key) */
-    for (uint32_t i = 0; i < sc->n_runs; ++i)
-        sc->key[i] = sbf_shard_key((uint32_t)sc->runs[i].minimizer);
     const int q0 = only < 0 ? 0 : only, q1 = only < 0 ? idx->n_panels : only + 1;
-    /* Every run's shard in every plain target (a plain panel's, or each of a wide panel's
-     * through its plain copy) asked of the L2 first (prefetcht2), for all the targets at once:
-     * the L2 keeps more misses in flight than the L1's fill buffers, which each target's burst
-     * of prefetchnta below had filled alone; that burst then brings the lines to the L1 just
-     * before the target's tests. VM, 200,000 pairs at -@1: the CPU engine 0.665 -> 0.47 s
-     * with chr20 alone, 1.345 -> 1.12 s with the e2e index (doc/PERFORMANCE.md, try 23). */
-    /* The pre-pass keeps each run's shard in the first few plain targets (short reads: a few
-     * dozen runs), so the target's own pass below does not compute it again; all_kept: every
-     * target was (ids[]: which). */
     const uint64_t *kept[SBF_KEPT_TARGETS][SBF_KEPT_RUNS];
     int n_kept = 0, ids[SBF_KEPT_TARGETS];
-    const int keep = sc->n_runs <= SBF_KEPT_RUNS;
-    int all_kept = keep;
-    for (int q = q0; q < q1; ++q) {
-        const sbf_panel_t *pn = &idx->panels[q];
-        if (!plain_bits(idx, pn, plain, 0)) {   /* probed as a panel (probe_panel prefetches its own) */
-            all_kept = 0;
-            continue;
-        }
-        for (int m = 0; m < pn->n_members; ++m) {
-            const uint64_t *bits = plain_bits(idx, pn, plain, m);
-            const uint64_t n_shards = idx->targets[pn->members[m]].n_shards;
-            all_kept &= n_kept < SBF_KEPT_TARGETS;
-            if (keep && n_kept < SBF_KEPT_TARGETS) {
-                ids[n_kept] = pn->members[m];
-                const uint64_t **sh = kept[n_kept++];
-                for (uint32_t i = 0; i < sc->n_runs; ++i) {
-                    sh[i] = bits + sbf_shard_of_key(sc->key[i], n_shards) * words;
-                    __builtin_prefetch(sh[i], 0, 1);
-                }
-                continue;
-            }
-            for (uint32_t i = 0; i < sc->n_runs; ++i)
-                __builtin_prefetch(bits + sbf_shard_of_key(sc->key[i], n_shards) * words, 0, 1);
-        }
-    }
+    const int all_kept = keep_shards(idx, sc, q0, q1, plain, kept, ids, &n_kept, 1);
     int at_kept = 0;
     /* every target plain with its shards kept (a short read's window against a few targets):
      * one pass over the runs for all of them */
@@ -567,14 +591,7 @@ static void query_scanned(const sbf_index_t *idx, sbf_scan_t *sc, uint64_t start
         for (int t = 0; t < n_kept; ++t)   /* each target's lines to the L1 (the burst of the passes below) */
             for (uint32_t i = 0; i < sc->n_runs; ++i)
                 __builtin_prefetch(kept[t][i], 0, 0);
-        const uint64_t *const (*k)[SBF_KEPT_RUNS] = (const uint64_t *const (*)[SBF_KEPT_RUNS])kept;
-#if SBF_SCAN_HAVE_SIMD
-        if (fast) {
-            avx512_runs_all_targets(sc, k, n_kept, ids, extra, H, hits);
-            return;
-        }
-#endif
-        scalar_runs_all_targets(sc, k, n_kept, ids, extra, H, hits);
+        one_pass(idx, sc, (const uint64_t *const (*)[SBF_KEPT_RUNS])kept, n_kept, ids, NULL, hits);
         return;
     }
     for (int q = q0; q < q1; ++q) {
@@ -650,6 +667,17 @@ void sbf_query_seq_panel(const sbf_index_t *idx, sbf_scan_t *sc, const uint8_t c
     query_seq(idx, sc, code, seq, len, n_kmers, hits, NULL, panel);
 }
 
+/* wlen bases packed two to a byte (the first in the high nibble) as one code per byte */
+static void unpack_nt16(const uint8_t *in, uint32_t wlen, uint8_t *window)
+{
+    for (uint32_t j = 0; j + 1 < wlen; j += 2) {
+        window[j] = (uint8_t)(in[j / 2] >> 4);
+        window[j + 1] = (uint8_t)(in[j / 2] & 15);
+    }
+    if (wlen & 1)
+        window[wlen - 1] = (uint8_t)(in[wlen / 2] >> 4);
+}
+
 void sbf_query_seq_nt16(const sbf_index_t *idx, sbf_scan_t *sc, const uint8_t *packed, uint64_t len,
                         uint64_t *n_kmers, uint64_t *hits)
 {
@@ -664,16 +692,82 @@ void sbf_query_seq_nt16(const sbf_index_t *idx, sbf_scan_t *sc, const uint8_t *p
      * multiples of SBF_WINDOW (even), hence on a byte of the packed sequence */
     for (uint64_t start = 0; start + k <= len; start += SBF_WINDOW) {
         const uint32_t wlen = (uint32_t)(len - start < SBF_WINDOW + k - 1 ? len - start : SBF_WINDOW + k - 1);
-        const uint8_t *in = packed + start / 2;
-        for (uint32_t j = 0; j + 1 < wlen; j += 2) {
-            window[j] = (uint8_t)(in[j / 2] >> 4);
-            window[j + 1] = (uint8_t)(in[j / 2] & 15);
-        }
-        if (wlen & 1)
-            window[wlen - 1] = (uint8_t)(in[wlen / 2] >> 4);
+        unpack_nt16(packed + start / 2, wlen, window);
         sbf_scan_window(sc, p, sbf_nt4_nt16, window, wlen);
         query_scanned(idx, sc, start, n_kmers, hits, NULL, 0, -1);
     }
+}
+
+/* What sbf_query_behind() does with a read */
+enum { AHEAD_WHOLE, AHEAD_SCANNED, AHEAD_ONE_PASS };
+
+/* The read's one window just scanned into a->sc: its shards kept (and asked for if `now`) when
+ * the one pass can take it. */
+static void ahead_keep(const sbf_index_t *idx, sbf_ahead_t *a, int now)
+{
+    const sbf_params_t *p = &idx->params;
+    a->n_kept = 0;
+    a->state = AHEAD_SCANNED;
+    if (sbf_params_shard_words(p) != 8 || p->hashes > 3)   /* query_scanned's one pass: b512 */
+        return;
+    uint64_t *const *plain = __atomic_load_n(&idx->plain, __ATOMIC_ACQUIRE);
+    if (keep_shards(idx, &a->sc, 0, idx->n_panels, plain, a->kept, a->ids, &a->n_kept, now) && a->n_kept > 0)
+        a->state = AHEAD_ONE_PASS;
+}
+
+void sbf_query_ahead(const sbf_index_t *idx, sbf_ahead_t *a, const uint8_t code[256], const uint8_t *seq,
+                     uint64_t len, int now)
+{
+    const uint64_t k = (uint64_t)idx->params.k;
+    a->code = code;
+    a->seq = seq;
+    a->packed = NULL;
+    a->len = len;
+    a->state = AHEAD_WHOLE;
+    if (len < k || len > SBF_WINDOW + k - 1)   /* no k-mer, or more than one window */
+        return;
+    sbf_scan_window(&a->sc, &idx->params, code, seq, (uint32_t)len);
+    ahead_keep(idx, a, now);
+}
+
+void sbf_query_ahead_nt16(const sbf_index_t *idx, sbf_ahead_t *a, const uint8_t *packed, uint64_t len, int now)
+{
+    const uint64_t k = (uint64_t)idx->params.k;
+    a->code = NULL;
+    a->seq = NULL;
+    a->packed = packed;
+    a->len = len;
+    a->state = AHEAD_WHOLE;
+    if (len < k || len > SBF_WINDOW + k - 1)
+        return;
+    uint8_t window[SBF_WINDOW + SBF_MAX_K];
+    unpack_nt16(packed, (uint32_t)len, window);
+    sbf_scan_window(&a->sc, &idx->params, sbf_nt4_nt16, window, (uint32_t)len);
+    ahead_keep(idx, a, now);
+}
+
+void sbf_query_behind(const sbf_index_t *idx, sbf_ahead_t *a, const sbf_ahead_t *next, uint64_t *n_kmers,
+                      uint64_t *hits)
+{
+    if (a->state == AHEAD_WHOLE) {
+        if (a->packed)
+            sbf_query_seq_nt16(idx, &a->sc, a->packed, a->len, n_kmers, hits);
+        else
+            sbf_query_seq(idx, &a->sc, a->code, a->seq, a->len, n_kmers, hits, NULL);
+        return;
+    }
+    *n_kmers = 0;
+    for (int r = 0; r < idx->n_targets; ++r)
+        hits[r] = 0;
+    if (a->state == AHEAD_SCANNED) {
+        query_scanned(idx, &a->sc, 0, n_kmers, hits, NULL, 0, -1);
+        return;
+    }
+    *n_kmers = a->sc.n_kmers;
+    const sbf_next_shards_t nx = {next ? (const uint64_t *const (*)[SBF_KEPT_RUNS])next->kept : NULL,
+                                  next ? next->n_kept : 0, next ? next->sc.n_runs : 0};
+    one_pass(idx, &a->sc, (const uint64_t *const (*)[SBF_KEPT_RUNS])a->kept, a->n_kept, a->ids,
+             next && next->state == AHEAD_ONE_PASS ? &nx : NULL, hits);
 }
 
 /* Bits set in x, without a call: built for any x86-64, __builtin_popcountll is a libgcc call. */

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "sbf_params.h"
+#include "sbf_probe.h"
 #include "sbf_scan.h"
 
 #define SBF_MAX_PANEL_LOG2 6   /* at most 64 columns per panel: one 64-bit word per position */
@@ -148,6 +149,30 @@ void sbf_query_seq_panel(const sbf_index_t *idx, sbf_scan_t *sc, const uint8_t c
  * through sbf_nt4_nt16. */
 void sbf_query_seq_nt16(const sbf_index_t *idx, sbf_scan_t *sc, const uint8_t *packed, uint64_t len,
                         uint64_t *n_kmers, uint64_t *hits);
+
+/* A short read's query in two halves, so that one thread has the next read's cache misses in
+ * flight while it tests this one's (issue 27: with a host far larger than the caches, a read's
+ * 30-odd random lines in the host were the largest share of its cycles on the GPU machines'
+ * Xeon). sbf_query_ahead() scans the read and computes its shard in every plain target;
+ * sbf_query_behind() then answers it as sbf_query_seq() would (*n_kmers, hits), asking for
+ * `next`'s shards (NULL: none) between its own runs. `now`: ask for this read's shards at once
+ * (the first of a series). Reads of more than one window, and indexes the one pass over the
+ * targets does not take (more than SBF_KEPT_TARGETS targets, panels probed as panels, other
+ * shard sizes), are answered whole by sbf_query_behind(). */
+typedef struct {
+    sbf_scan_t sc;
+    const uint64_t *kept[SBF_KEPT_TARGETS][SBF_KEPT_RUNS];   /* each target's shard of each run */
+    int ids[SBF_KEPT_TARGETS], n_kept;
+    int state;   /* (sbf_index.c) what sbf_query_behind() does */
+    const uint8_t *code, *seq, *packed;
+    uint64_t len;
+} sbf_ahead_t;
+void sbf_query_ahead(const sbf_index_t *idx, sbf_ahead_t *a, const uint8_t code[256], const uint8_t *seq,
+                     uint64_t len, int now);
+/* sbf_query_ahead() of a read packed as sbf_query_seq_nt16() takes it */
+void sbf_query_ahead_nt16(const sbf_index_t *idx, sbf_ahead_t *a, const uint8_t *packed, uint64_t len, int now);
+void sbf_query_behind(const sbf_index_t *idx, sbf_ahead_t *a, const sbf_ahead_t *next, uint64_t *n_kmers,
+                      uint64_t *hits);
 
 /* Zeroed memory for a filter of `bytes` bytes, its shards on 64-byte lines (large ones mapped,
  * huge pages advised), or NULL; freed with sbf_filter_free(p, the same bytes). */

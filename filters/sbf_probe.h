@@ -13,6 +13,14 @@
  * measured: 8 KB of stack a query. */
 enum { SBF_KEPT_TARGETS = 4, SBF_KEPT_RUNS = 256 };
 
+/* Another read's shards for the one pass to ask for while it tests this read's: kept[t][run]
+ * for n_targets targets and n_runs runs (sbf_query_behind). */
+typedef struct {
+    const uint64_t *const (*kept)[SBF_KEPT_RUNS];
+    int n_targets;
+    uint32_t n_runs;
+} sbf_next_shards_t;
+
 /* 1 when s-mer j of a run tests present in shard w: its H bits all set. */
 static inline uint64_t sbf_smer_present(const uint64_t *w, const uint64_t *h, unsigned j, const unsigned H,
                                         unsigned log2b)

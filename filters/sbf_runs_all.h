@@ -13,10 +13,17 @@
 static inline __attribute__((always_inline)) void ALL(runs)(const sbf_scan_t *sc,
                                                             const uint64_t *const (*kept)[SBF_KEPT_RUNS], const int T,
                                                             const int *ids, unsigned extra, const unsigned H,
-                                                            uint64_t *hits)
+                                                            const sbf_next_shards_t *next, uint64_t *hits)
 {
     uint64_t count[SBF_KEPT_TARGETS] = {0};
+    /* the next read's shards asked of the L2 a few at a time, `per` of its runs before each of
+     * these runs: spread over this read's tests, they never fill the fill buffers at once */
+    const uint32_t nn = next ? next->n_runs : 0, per = sc->n_runs ? (nn + sc->n_runs - 1) / sc->n_runs : 0;
+    uint32_t j = 0;
     for (uint32_t i = 0; i < sc->n_runs; ++i) {
+        for (const uint32_t end = j + per < nn ? j + per : nn; j < end; ++j)
+            for (int t = 0; t < next->n_targets; ++t)
+                __builtin_prefetch(next->kept[t][j], 0, 1);
         const sbf_run_t *run = &sc->runs[i];
         const uint64_t *h = sc->smer_hash + run->first;
         const uint32_t n = run->n;
@@ -31,15 +38,17 @@ static inline __attribute__((always_inline)) void ALL(runs)(const sbf_scan_t *sc
 }
 
 /* The pass for T (1..SBF_KEPT_TARGETS) targets of the window, kept[t][run] their shards (ids[t]
- * the target), H (1..3) bits an s-mer: hits[ids[t]] += each target's k-mers found. */
+ * the target), H (1..3) bits an s-mer: hits[ids[t]] += each target's k-mers found; next (NULL:
+ * none) the shards to ask for meanwhile. */
 ALL_LINKAGE void ALL(runs_all_targets)(const sbf_scan_t *sc, const uint64_t *const (*kept)[SBF_KEPT_RUNS], int T,
-                                       const int *ids, unsigned extra, unsigned H, uint64_t *hits)
+                                       const int *ids, unsigned extra, unsigned H, const sbf_next_shards_t *next,
+                                       uint64_t *hits)
 {
 #define SBF_ALL_TARGETS_H(T_)                                                                                         \
     switch (H) {                                                                                                      \
-    case 1: ALL(runs)(sc, kept, T_, ids, extra, 1, hits); return;                                                     \
-    case 2: ALL(runs)(sc, kept, T_, ids, extra, 2, hits); return;                                                     \
-    default: ALL(runs)(sc, kept, T_, ids, extra, 3, hits); return;                                                    \
+    case 1: ALL(runs)(sc, kept, T_, ids, extra, 1, next, hits); return;                                               \
+    case 2: ALL(runs)(sc, kept, T_, ids, extra, 2, next, hits); return;                                               \
+    default: ALL(runs)(sc, kept, T_, ids, extra, 3, next, hits); return;                                              \
     }
     switch (T) {
     case 1: SBF_ALL_TARGETS_H(1)

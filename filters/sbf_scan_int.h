@@ -121,7 +121,8 @@ static inline int sbf_runs_avx512(unsigned shard_words, unsigned H)
 /* The one pass over a window's runs for all its plain targets (sbf_runs_all.h) with the AVX-512
  * probe: 512-bit shards, H <= 3, T <= SBF_KEPT_TARGETS targets whose shards kept[t][run] are. */
 void avx512_runs_all_targets(const sbf_scan_t *sc, const uint64_t *const (*kept)[SBF_KEPT_RUNS], int T,
-                             const int *ids, unsigned extra, unsigned H, uint64_t *hits);
+                             const int *ids, unsigned extra, unsigned H, const sbf_next_shards_t *next,
+                             uint64_t *hits);
 /* run_mask() of sbf_index.c for 512-bit shards: the bits of a run's n_smers s-mers, stored to
  * out[0..8); avx512_run_or ORs them into the shard w instead. */
 void avx512_run_mask(const uint64_t *h, uint32_t n_smers, unsigned H, uint64_t *out);

@@ -41,14 +41,14 @@ typedef struct query_job_s {
 
 /* Blocks of the job's reads on this thread until none is left, or (a helper, `gen` not NULL)
  * until the board has changed while the job has more helpers than it is owed: the helper then
- * goes where it is owed. hits: R words. */
-static void query_blocks(query_job_t *job, sbf_scan_t *sc, uint64_t *hits, const uint64_t *gen);
+ * goes where it is owed. ah: two reads' query state; hits: R words. */
+static void query_blocks(query_job_t *job, sbf_ahead_t *ah, uint64_t *hits, const uint64_t *gen);
 
 static void *query_worker(void *arg)
 {
     query_job_t *job = arg;
     const int R = job->idx->n_targets;
-    sbf_scan_t *sc = malloc(sizeof *sc);
+    sbf_ahead_t *sc = malloc(2 * sizeof *sc);   /* a read and the next (query_blocks) */
     uint64_t *hits = malloc((size_t)R * sizeof *hits);
     if (!sc || !hits) {
         __atomic_store_n(&job->status, SBF_E_NOMEM, __ATOMIC_RELAXED);
@@ -385,7 +385,16 @@ static query_job_t *board_pick(void)
     return more;
 }
 
-static void query_blocks(query_job_t *job, sbf_scan_t *sc, uint64_t *hits, const uint64_t *gen)
+/* sbf_query_ahead() of the job's read i into a */
+static void query_ahead(const query_job_t *job, size_t i, sbf_ahead_t *a, int now)
+{
+    if (job->packed)
+        sbf_query_ahead_nt16(job->idx, a, job->packed[i], job->lens[i], now);
+    else
+        sbf_query_ahead(job->idx, a, sbf_nt4_ascii, (const uint8_t *)job->seqs[i], job->lens[i], now);
+}
+
+static void query_blocks(query_job_t *job, sbf_ahead_t *ah, uint64_t *hits, const uint64_t *gen)
 {
     const int R = job->idx->n_targets;
     for (;;) {
@@ -401,12 +410,15 @@ static void query_blocks(query_job_t *job, sbf_scan_t *sc, uint64_t *hits, const
             if (__atomic_load_n(&job->attached, __ATOMIC_RELAXED) > job->owed)
                 __atomic_add_fetch(&board_lent, 1, __ATOMIC_RELAXED);
         }
+        /* each read scanned one read ahead, its shards asked for while the read before is
+         * tested (sbf_query_ahead): the first of the block asks at once */
+        query_ahead(job, first, &ah[0], 1);
         for (size_t i = first; i < last; ++i) {
+            sbf_ahead_t *cur = &ah[(i - first) & 1], *next = &ah[(i - first + 1) & 1];
+            if (i + 1 < last)
+                query_ahead(job, i + 1, next, 0);
             uint64_t nk;
-            if (job->packed)
-                sbf_query_seq_nt16(job->idx, sc, job->packed[i], job->lens[i], &nk, hits);
-            else
-                sbf_query_seq(job->idx, sc, sbf_nt4_ascii, (const uint8_t *)job->seqs[i], job->lens[i], &nk, hits, NULL);
+            sbf_query_behind(job->idx, cur, i + 1 < last ? next : NULL, &nk, hits);
             job->kmers[i] = (uint32_t)nk;
             for (int r = 0; r < R; ++r)
                 job->hits[i * (size_t)R + (size_t)r] = (uint32_t)hits[r];
@@ -417,7 +429,7 @@ static void query_blocks(query_job_t *job, sbf_scan_t *sc, uint64_t *hits, const
 static void *board_helper(void *arg)
 {
     (void)arg;
-    sbf_scan_t *sc = malloc(sizeof *sc);
+    sbf_ahead_t *sc = malloc(2 * sizeof *sc);
     uint64_t *hits = NULL;
     int cap = 0;
     pthread_mutex_lock(&board_mu);

@@ -968,6 +968,95 @@ static void pack_nt16(const char *s, size_t len, uint8_t *out, unsigned pad)
     }
 }
 
+/* A series of reads through sbf_query_ahead() and sbf_query_behind() as the CPU engine runs them
+ * (each read scanned while the one before waits, its shards asked for during that one's tests)
+ * gives sbf_query_seq()'s answers, in ASCII and BAM's packing: reads shorter than k, of 150
+ * and 400-800 bases, of 1-3 kbp and of more than one window (answered whole), with N; indexes the one pass
+ * takes (1 and 3 targets, plain copies of a panel) and those it does not (6 targets, a panel
+ * probed as a panel, 256-bit shards, H = 4), so that every way through sbf_query_behind() runs. */
+static void test_query_ahead_like_seq(void **state)
+{
+    (void)state;
+    test_seed(59);
+    enum { T = 6, N = 40 };
+    const size_t sizes[T] = {300000, 30000, 3000, 90000, 9000, 1200};
+    char *g[T];
+    for (int t = 0; t < T; ++t)
+        g[t] = random_dna(sizes[t]);
+    sbf_ahead_t *ah = malloc(2 * sizeof *ah);
+    sbf_scan_t *sc = malloc(sizeof *sc);
+    assert_non_null(ah);
+    assert_non_null(sc);
+    static const struct { int targets, H, shard_bits, copies; } sets[] = {
+        {3, 2, 512, 1}, {1, 2, 512, 1}, {3, 3, 512, 1}, {T, 2, 512, 1}, {3, 2, 512, 0}, {3, 2, 256, 1}, {2, 4, 512, 1},
+    };
+    char *reads[N];
+    uint8_t *packed[N];
+    size_t lens[N];
+    for (int i = 0; i < N; ++i) {
+        const int src = i % (T + 1);
+        lens[i] = i % 9 == 4   ? 20
+                  : i % 9 == 7 ? 4200 + (size_t)test_rand() % 3000
+                  : i % 3 == 0 ? 1000 + (size_t)test_rand() % 2000
+                  : i % 4 == 2 ? 400 + (size_t)test_rand() % 400   /* more runs than a 150-base read */
+                               : 150;
+        reads[i] = random_dna(lens[i]);
+        if (src < T && sizes[src] > lens[i])
+            memcpy(reads[i], g[src] + (size_t)test_rand() % (sizes[src] - lens[i]), lens[i]);
+        if (i % 5 == 1)
+            reads[i][lens[i] / 3] = 'N';
+        packed[i] = malloc(lens[i] / 2 + 1);
+        assert_non_null(packed[i]);
+        pack_nt16(reads[i], lens[i], packed[i], 0);
+    }
+    uint64_t positive = 0;
+    for (size_t x = 0; x < sizeof sets / sizeof sets[0]; ++x) {
+        sbf_opt_t o = test_opt(31, 25, 25, sets[x].H, 12);
+        o.shard_bits = sets[x].shard_bits;
+        sbf_index_t *idx = build_targets(&o, g, sets[x].targets);
+        if (sets[x].copies)
+            assert_int_equal(sbf_idx_plain_copies(idx, 1), SBF_OK);
+        for (int form = 0; form < 2; ++form) {
+            for (int i = 0; i < N; ++i) {   /* the engine's order: read i + 1 ahead, then read i behind */
+                if (i == 0) {
+                    if (form)
+                        sbf_query_ahead_nt16(idx, &ah[0], packed[0], lens[0], 1);
+                    else
+                        sbf_query_ahead(idx, &ah[0], sbf_nt4_ascii, (const uint8_t *)reads[0], lens[0], 1);
+                }
+                sbf_ahead_t *cur = &ah[i & 1], *next = i + 1 < N ? &ah[(i + 1) & 1] : NULL;
+                if (next && form)
+                    sbf_query_ahead_nt16(idx, next, packed[i + 1], lens[i + 1], 0);
+                else if (next)
+                    sbf_query_ahead(idx, next, sbf_nt4_ascii, (const uint8_t *)reads[i + 1], lens[i + 1], 0);
+                uint64_t nk_a = 99, nk_s, ha[T], hs[T];
+                for (int t = 0; t < T; ++t)
+                    ha[t] = 99;
+                sbf_query_behind(idx, cur, next, &nk_a, ha);
+                sbf_query_seq(idx, sc, sbf_nt4_ascii, (const uint8_t *)reads[i], lens[i], &nk_s, hs, NULL);
+                assert_int_equal(nk_a, nk_s);
+                for (int t = 0; t < sets[x].targets; ++t) {
+                    if (ha[t] != hs[t])
+                        fail_msg("set %zu (%s), read %d (%zu bases), target %d: %llu hits one read ahead, %llu alone", x,
+                                 form ? "packed" : "ASCII", i, lens[i], t, (unsigned long long)ha[t],
+                                 (unsigned long long)hs[t]);
+                    positive += hs[t];
+                }
+            }
+        }
+        sbf_index_destroy(idx);
+    }
+    assert_true(positive > 0);
+    for (int i = 0; i < N; ++i) {
+        free(reads[i]);
+        free(packed[i]);
+    }
+    for (int t = 0; t < T; ++t)
+        free(g[t]);
+    free(ah);
+    free(sc);
+}
+
 /* sbf_query_nt16() on the CPU engine equals sbf_query() on the same bases in ASCII: reads of
  * 0-300 bases and a few of 9-20 kbp (several scan windows), from the reference, reverse
  * complemented or random, with N, IUPAC codes and lower case; 1 and 3 threads; 2 targets;
@@ -1403,6 +1492,7 @@ int main(void)
         cmocka_unit_test(test_panel_like_plain),
         cmocka_unit_test(test_early_out_like_kmer_by_kmer),
         cmocka_unit_test(test_nt16_like_ascii),
+        cmocka_unit_test(test_query_ahead_like_seq),
         cmocka_unit_test(test_mask_records),
         cmocka_unit_test(test_mask_small_exact_large_filter),
         cmocka_unit_test(test_build_held_like_masked_copy),
