@@ -701,14 +701,30 @@ void sbf_query_seq_nt16(const sbf_index_t *idx, sbf_scan_t *sc, const uint8_t *p
 /* What sbf_query_behind() does with a read */
 enum { AHEAD_WHOLE, AHEAD_SCANNED, AHEAD_ONE_PASS };
 
-/* The read's one window just scanned into a->sc: its shards kept (and asked for if `now`) when
- * the one pass can take it. */
-static void ahead_keep(const sbf_index_t *idx, sbf_ahead_t *a, int now)
+/* sbf_query_ahead() of a read in ASCII (code, seq) or packed (packed; code and seq NULL): its one
+ * window scanned into a->sc, then its shards kept (and asked for if `now`) when the one pass can
+ * take it (query_scanned's condition: 512-bit shards, H <= 3, every target plain and kept). */
+static void ahead(const sbf_index_t *idx, sbf_ahead_t *a, const uint8_t *code, const uint8_t *seq,
+                  const uint8_t *packed, uint64_t len, int now)
 {
     const sbf_params_t *p = &idx->params;
+    a->code = code;
+    a->seq = seq;
+    a->packed = packed;
+    a->len = len;
     a->n_kept = 0;
+    a->state = AHEAD_WHOLE;
+    if (len < (uint64_t)p->k || len > SBF_WINDOW + (uint64_t)p->k - 1)   /* no k-mer, or more than one window */
+        return;
+    uint8_t window[SBF_WINDOW + SBF_MAX_K];
+    if (packed) {
+        unpack_nt16(packed, (uint32_t)len, window);
+        code = sbf_nt4_nt16;
+        seq = window;
+    }
+    sbf_scan_window(&a->sc, p, code, seq, (uint32_t)len);
     a->state = AHEAD_SCANNED;
-    if (sbf_params_shard_words(p) != 8 || p->hashes > 3)   /* query_scanned's one pass: b512 */
+    if (sbf_params_shard_words(p) != 8 || p->hashes > 3)
         return;
     uint64_t *const *plain = __atomic_load_n(&idx->plain, __ATOMIC_ACQUIRE);
     if (keep_shards(idx, &a->sc, 0, idx->n_panels, plain, a->kept, a->ids, &a->n_kept, now) && a->n_kept > 0)
@@ -718,32 +734,12 @@ static void ahead_keep(const sbf_index_t *idx, sbf_ahead_t *a, int now)
 void sbf_query_ahead(const sbf_index_t *idx, sbf_ahead_t *a, const uint8_t code[256], const uint8_t *seq,
                      uint64_t len, int now)
 {
-    const uint64_t k = (uint64_t)idx->params.k;
-    a->code = code;
-    a->seq = seq;
-    a->packed = NULL;
-    a->len = len;
-    a->state = AHEAD_WHOLE;
-    if (len < k || len > SBF_WINDOW + k - 1)   /* no k-mer, or more than one window */
-        return;
-    sbf_scan_window(&a->sc, &idx->params, code, seq, (uint32_t)len);
-    ahead_keep(idx, a, now);
+    ahead(idx, a, code, seq, NULL, len, now);
 }
 
 void sbf_query_ahead_nt16(const sbf_index_t *idx, sbf_ahead_t *a, const uint8_t *packed, uint64_t len, int now)
 {
-    const uint64_t k = (uint64_t)idx->params.k;
-    a->code = NULL;
-    a->seq = NULL;
-    a->packed = packed;
-    a->len = len;
-    a->state = AHEAD_WHOLE;
-    if (len < k || len > SBF_WINDOW + k - 1)
-        return;
-    uint8_t window[SBF_WINDOW + SBF_MAX_K];
-    unpack_nt16(packed, (uint32_t)len, window);
-    sbf_scan_window(&a->sc, &idx->params, sbf_nt4_nt16, window, (uint32_t)len);
-    ahead_keep(idx, a, now);
+    ahead(idx, a, NULL, NULL, packed, len, now);
 }
 
 void sbf_query_behind(const sbf_index_t *idx, sbf_ahead_t *a, const sbf_ahead_t *next, uint64_t *n_kmers,
