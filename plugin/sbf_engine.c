@@ -48,16 +48,16 @@ static void *query_worker(void *arg)
 {
     query_job_t *job = arg;
     const int R = job->idx->n_targets;
-    sbf_ahead_t *sc = malloc(2 * sizeof *sc);   /* a read and the next (query_blocks) */
+    sbf_ahead_t *ah = malloc(2 * sizeof *ah);   /* a read and the next (query_blocks) */
     uint64_t *hits = malloc((size_t)R * sizeof *hits);
-    if (!sc || !hits) {
+    if (!ah || !hits) {
         __atomic_store_n(&job->status, SBF_E_NOMEM, __ATOMIC_RELAXED);
-        free(sc);
+        free(ah);
         free(hits);
         return NULL;
     }
-    query_blocks(job, sc, hits, NULL);
-    free(sc);
+    query_blocks(job, ah, hits, NULL);
+    free(ah);
     free(hits);
     return NULL;
 }
@@ -429,11 +429,11 @@ static void query_blocks(query_job_t *job, sbf_ahead_t *ah, uint64_t *hits, cons
 static void *board_helper(void *arg)
 {
     (void)arg;
-    sbf_ahead_t *sc = malloc(2 * sizeof *sc);
+    sbf_ahead_t *ah = malloc(2 * sizeof *ah);   /* a read and the next (query_blocks) */
     uint64_t *hits = NULL;
     int cap = 0;
     pthread_mutex_lock(&board_mu);
-    if (!sc) {   /* no memory: this helper is not there; the callers do the work */
+    if (!ah) {   /* no memory: this helper is not there; the callers do the work */
         --board_helpers;
         pthread_mutex_unlock(&board_mu);
         return NULL;
@@ -457,7 +457,7 @@ static void *board_helper(void *arg)
         __atomic_add_fetch(&j->attached, 1, __ATOMIC_RELAXED);
         const uint64_t gen = __atomic_load_n(&board_gen, __ATOMIC_RELAXED);
         pthread_mutex_unlock(&board_mu);
-        query_blocks(j, sc, hits, &gen);
+        query_blocks(j, ah, hits, &gen);
         pthread_mutex_lock(&board_mu);
         if (__atomic_sub_fetch(&j->attached, 1, __ATOMIC_RELAXED) == 0)
             pthread_cond_broadcast(&board_left);
