@@ -745,6 +745,10 @@ void sbf_query_ahead_nt16(const sbf_index_t *idx, sbf_ahead_t *a, const uint8_t 
 void sbf_query_behind(const sbf_index_t *idx, sbf_ahead_t *a, const sbf_ahead_t *next, uint64_t *n_kmers,
                       uint64_t *hits)
 {
+    if (next && next->state == AHEAD_ONE_PASS && a->state != AHEAD_ONE_PASS)   /* no pass to spread them over */
+        for (int t = 0; t < next->n_kept; ++t)
+            for (uint32_t i = 0; i < next->sc.n_runs; ++i)
+                __builtin_prefetch(next->kept[t][i], 0, 1);
     if (a->state == AHEAD_WHOLE) {
         if (a->packed)
             sbf_query_seq_nt16(idx, &a->sc, a->packed, a->len, n_kmers, hits);

@@ -155,7 +155,8 @@ void sbf_query_seq_nt16(const sbf_index_t *idx, sbf_scan_t *sc, const uint8_t *p
  * 30-odd random lines in the host were the largest share of its cycles on the GPU machines'
  * Xeon). sbf_query_ahead() scans the read and computes its shard in every plain target;
  * sbf_query_behind() then answers it as sbf_query_seq() would (*n_kmers, hits), asking for
- * `next`'s shards (NULL: none) between its own runs. `now`: ask for this read's shards at once
+ * `next`'s shards (NULL: none) between its own runs (all at once first when this read does not
+ * take the one pass). `now`: ask for this read's shards at once
  * (the first of a series). Reads of more than one window, and indexes the one pass over the
  * targets does not take (more than SBF_KEPT_TARGETS targets, panels probed as panels, other
  * shard sizes), are answered whole by sbf_query_behind(). */
