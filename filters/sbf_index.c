@@ -497,6 +497,13 @@ static inline __attribute__((always_inline)) uint64_t target_runs(const sbf_scan
 #define ALL_PROBE(w, h, n, extra, H) probe_run_h(w, h, n, extra, H, 9, NULL)
 #include "sbf_runs_all.h"
 
+/* The shards the one pass over the targets takes: 512-bit, every bit of an s-mer a 9-bit field of
+ * its 32-bit hash (no second word, sbf_smer_bit; H <= 3), constant in its instances. */
+static inline int one_pass_shards(const sbf_params_t *p)
+{
+    return sbf_params_shard_words(p) == 8 && p->hashes <= 3;
+}
+
 /* Each run's shard key once for every target (a target's shard is its range reduction:
  * sbf_shard_index = sbf_shard_of_key of sbf_shard_key), then each run's shard in every plain
  * target of panels q0..q1-1 (a plain panel's, or each of a wide panel's through its plain copy),
@@ -576,9 +583,7 @@ static void query_scanned(const sbf_index_t *idx, sbf_scan_t *sc, uint64_t start
 #else
     const int fast = 0;
 #endif
-    /* the default shards: every bit of an s-mer a 9-bit field of its 32-bit hash (no second word,
-     * sbf_smer_bit), constant in the instances below */
-    const int b512 = words == 8 && H <= 3;
+    const int b512 = one_pass_shards(p);   /* the bit fields constant in the instances below too */
     uint64_t *const *plain = __atomic_load_n(&idx->plain, __ATOMIC_ACQUIRE);
     const int q0 = only < 0 ? 0 : only, q1 = only < 0 ? idx->n_panels : only + 1;
     const uint64_t *kept[SBF_KEPT_TARGETS][SBF_KEPT_RUNS];
@@ -724,7 +729,7 @@ static void ahead(const sbf_index_t *idx, sbf_ahead_t *a, const uint8_t *code, c
     }
     sbf_scan_window(&a->sc, p, code, seq, (uint32_t)len);
     a->state = AHEAD_SCANNED;
-    if (sbf_params_shard_words(p) != 8 || p->hashes > 3)
+    if (!one_pass_shards(p))
         return;
     uint64_t *const *plain = __atomic_load_n(&idx->plain, __ATOMIC_ACQUIRE);
     if (keep_shards(idx, &a->sc, 0, idx->n_panels, plain, a->kept, a->ids, &a->n_kept, now) && a->n_kept > 0)
