@@ -729,7 +729,9 @@ static void ahead(const sbf_index_t *idx, sbf_ahead_t *a, const uint8_t *code, c
     }
     sbf_scan_window(&a->sc, p, code, seq, (uint32_t)len);
     a->state = AHEAD_SCANNED;
-    if (!one_pass_shards(p))
+    /* the one pass keeps every target or none: more than SBF_KEPT_TARGETS never take it, and
+     * their keys and shards would be computed here for query_scanned() to compute again */
+    if (!one_pass_shards(p) || idx->n_targets > SBF_KEPT_TARGETS)
         return;
     uint64_t *const *plain = __atomic_load_n(&idx->plain, __ATOMIC_ACQUIRE);
     if (keep_shards(idx, &a->sc, 0, idx->n_panels, plain, a->kept, a->ids, &a->n_kept, now) && a->n_kept > 0)
